@@ -1,0 +1,2 @@
+# Executes the analysis notebooks with papermill into results/ and figures/.
+ANALYSIS_OUTPUTS = []

@@ -1,0 +1,1 @@
+# Runs the experiments of a campaign on its hosts (filled in by the campaign issue).
