@@ -1,11 +1,20 @@
-"""The `journalbench` command line: one subcommand per job of the package."""
+"""The `journalbench` command line. Each subcommand lives in the module that does the work;
+the module exposes `register(subparsers)` and sets `func` on its parser."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from journalbench import __version__
+from journalbench.schemas import ConfigError
+
+COMMAND_MODULES = (
+    "journalbench.agent.commands",  # run, teardown
+    "journalbench.tidy",  # tidy
+    "journalbench.remote",  # check-host, deploy
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-run the thesis's VM vs container disk experiments and analyse them.",
     )
     parser.add_argument("--version", action="version", version=f"journalbench {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
     return parser
 
 
@@ -24,7 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ConfigError as error:
+        print(f"journalbench: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

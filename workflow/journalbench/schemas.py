@@ -1,0 +1,52 @@
+"""Schema validation with one-line errors that name the file and the field."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+
+class ConfigError(ValueError):
+    """Bad input file: the message is one line naming the file and the field."""
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())
+
+
+def field_path(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(part) for part in error.absolute_path) or "(top level)"
+
+
+def validate(data: Any, schema: str, source: str) -> None:
+    """Raise ConfigError for the first (most relevant) schema violation of data."""
+    validator = jsonschema.Draft202012Validator(load_schema(schema))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        raise ConfigError(f"{source}: field {field_path(error)}: {error.message}")
+
+
+def read_document(path: Path) -> Any:
+    """Read a YAML or JSON file (JSON is YAML), with a one-line error on bad syntax."""
+    try:
+        return yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}:{where} not valid YAML/JSON ({error})") from None
+
+
+def load_validated(path: Path, schema: str) -> Any:
+    data = read_document(path)
+    validate(data, schema, str(path))
+    return data
