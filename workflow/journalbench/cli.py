@@ -1,5 +1,7 @@
 """The `journalbench` command line. Each subcommand lives in the module that does the work;
-the module exposes `register(subparsers)` and sets `func` on its parser."""
+the module exposes `register(subparsers)` and sets `func` on its parser. Command modules import
+only the standard library at top level (the agent bundle runs on hosts without our venv); heavy
+imports go inside the handler."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import importlib
 import sys
 
 from journalbench import __version__
-from journalbench.schemas import ConfigError
+from journalbench.errors import AgentError, ConfigError
 
 COMMAND_MODULES = (
     "journalbench.agent.commands",  # run, teardown
@@ -37,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return args.func(args)
-    except ConfigError as error:
+    except (ConfigError, AgentError) as error:
         print(f"journalbench: error: {error}", file=sys.stderr)
         return 2
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journalbench.schemas import ConfigError, load_validated
+from journalbench.errors import ConfigError
+from journalbench.schemas import load_validated
 
 HOSTS_DIR = Path(__file__).resolve().parent.parent.parent / "hosts"
 DEFAULT_STATE_DIR = "/var/lib/journalbench"

@@ -10,11 +10,9 @@ from typing import Any
 import jsonschema
 import yaml
 
+from journalbench.errors import ConfigError
+
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
-
-
-class ConfigError(ValueError):
-    """Bad input file: the message is one line naming the file and the field."""
 
 
 @cache
