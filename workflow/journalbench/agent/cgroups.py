@@ -1,0 +1,254 @@
+"""cgroup v1 blkio and cgroup v2 io behind one interface: weights, counters, moving threads.
+
+Every cgroup the agent makes lives under `journalbench/<host name>/` in every hierarchy, so two
+hosts sharing one machine (tests) never touch each other's groups, and residue is easy to find.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from journalbench.agent.system import log, mounts, read, write
+from journalbench.errors import AgentError
+
+PARENT = "journalbench"
+
+
+@dataclass(frozen=True)
+class IoCounters:
+    read_bytes: int = 0
+    write_bytes: int = 0
+    read_ios: int = 0
+    write_ios: int = 0
+
+    def __sub__(self, other: IoCounters) -> IoCounters:
+        return IoCounters(
+            self.read_bytes - other.read_bytes,
+            self.write_bytes - other.write_bytes,
+            self.read_ios - other.read_ios,
+            self.write_ios - other.write_ios,
+        )
+
+
+def cgroup_mounts() -> list[Path]:
+    """Mount points of every cgroup hierarchy (v1 controllers and the v2 unified one)."""
+    return [Path(target) for _, target, fstype, _ in mounts() if fstype in ("cgroup", "cgroup2")]
+
+
+def v1_blkio_root() -> Path | None:
+    for _, target, fstype, options in mounts():
+        if fstype == "cgroup" and "blkio" in options.split(","):
+            return Path(target)
+    return None
+
+
+def v2_root() -> Path | None:
+    for _, target, fstype, _ in mounts():
+        if fstype == "cgroup2":
+            return Path(target)
+    return None
+
+
+class Backend:
+    """What differs between cgroup v1 blkio and v2 io."""
+
+    version: int
+    root: Path
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel if rel not in ("", "/") else self.root
+
+    def weight(self, rel: str) -> int:
+        raise NotImplementedError
+
+    def set_weight(self, rel: str, weight: int) -> None:
+        raise NotImplementedError
+
+    def counters(self, rel: str, devnum: str) -> IoCounters:
+        raise NotImplementedError
+
+    def lxc_weight_key(self) -> str:
+        raise NotImplementedError
+
+    def controller_line(self, pid: int) -> str | None:
+        raise NotImplementedError
+
+    def create(self, rel: str) -> None:
+        self.path(rel).mkdir(parents=True, exist_ok=True)
+
+    def move_thread(self, tid: int, rel: str) -> None:
+        write(self.path(rel) / self.thread_file, tid)
+
+    thread_file = "cgroup.procs"
+
+    def cgroup_of(self, pid: int) -> str:
+        """The cgroup (relative to our root, '/' for the root) a task sits in."""
+        try:
+            line = self.controller_line(pid)
+        except FileNotFoundError:
+            raise AgentError(f"task {pid} is gone") from None
+        if line is None:
+            raise AgentError(
+                f"/proc/{pid}/cgroup has no line for the cgroup v{self.version} disk controller")
+        return line.split(":", 2)[2]
+
+
+class V1Blkio(Backend):
+    version = 1
+    thread_file = "tasks"  # v1 moves single threads through `tasks`
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def weight(self, rel: str) -> int:
+        return int(read(self.path(rel) / "blkio.bfq.weight").split()[-1])
+
+    def set_weight(self, rel: str, weight: int) -> None:
+        write(self.path(rel) / "blkio.bfq.weight", weight)
+
+    def counters(self, rel: str, devnum: str) -> IoCounters:
+        base = self.path(rel)
+        size = parse_v1_stat(read(base / "blkio.bfq.io_service_bytes_recursive"), devnum)
+        count = parse_v1_stat(read(base / "blkio.bfq.io_serviced_recursive"), devnum)
+        return IoCounters(size["Read"], size["Write"], count["Read"], count["Write"])
+
+    def lxc_weight_key(self) -> str:
+        return "lxc.cgroup.blkio.bfq.weight"
+
+    def controller_line(self, pid: int) -> str | None:
+        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            if "blkio" in line.split(":")[1].split(","):
+                return line
+        return None
+
+
+class V2Io(Backend):
+    version = 2
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def create(self, rel: str) -> None:
+        # v2 only hands the io controller to children whose parents enabled it.
+        parts = Path(rel).parts
+        for depth in range(len(parts)):
+            parent = self.root.joinpath(*parts[:depth])
+            child = parent / parts[depth]
+            child.mkdir(exist_ok=True)
+            if "io" not in read(parent / "cgroup.subtree_control").split():
+                write(parent / "cgroup.subtree_control", "+io")
+
+    def weight(self, rel: str) -> int:
+        first = read(self.path(rel) / "io.bfq.weight").splitlines()[0]
+        return int(first.split()[-1])
+
+    def set_weight(self, rel: str, weight: int) -> None:
+        write(self.path(rel) / "io.bfq.weight", weight)
+
+    def counters(self, rel: str, devnum: str) -> IoCounters:
+        return parse_v2_stat(read(self.path(rel) / "io.stat"), devnum)
+
+    def lxc_weight_key(self) -> str:
+        return "lxc.cgroup2.io.bfq.weight"
+
+    def controller_line(self, pid: int) -> str | None:
+        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                return line
+        return None
+
+
+def parse_v1_stat(text: str, devnum: str) -> dict[str, int]:
+    values = {"Read": 0, "Write": 0}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] == devnum and fields[1] in values:
+            values[fields[1]] = int(fields[2])
+    return values
+
+
+def parse_v2_stat(text: str, devnum: str) -> IoCounters:
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == devnum:
+            kv = dict(item.split("=", 1) for item in fields[1:])
+            return IoCounters(
+                int(kv.get("rbytes", 0)),
+                int(kv.get("wbytes", 0)),
+                int(kv.get("rios", 0)),
+                int(kv.get("wios", 0)),
+            )
+    return IoCounters()
+
+
+def detect() -> Backend:
+    """cgroup v1 blkio with BFQ weights if the host has it, else v2 with the io controller."""
+    v1 = v1_blkio_root()
+    if v1 is not None:
+        return V1Blkio(v1)
+    v2 = v2_root()
+    if v2 is not None and "io" in read(v2 / "cgroup.controllers").split():
+        return V2Io(v2)
+    raise AgentError("no cgroup disk controller: neither a v1 blkio hierarchy nor v2 with io")
+
+
+def host_parent(host: str) -> str:
+    return f"{PARENT}/{host}"
+
+
+def tenant_cgroup(host: str, tenant: str) -> str:
+    return f"{PARENT}/{host}/{tenant}"
+
+
+def monitor_cgroup(host: str, tenant: str) -> str:
+    # Tenant names cannot hold a dot, so the LXC monitor group never collides with a tenant.
+    return f"{PARENT}/{host}/monitor.{tenant}"
+
+
+def tasks_in(directory: Path) -> list[int]:
+    pids: list[int] = []
+    for procs in directory.rglob("cgroup.procs"):
+        try:
+            pids += [int(p) for p in procs.read_text().split()]
+        except OSError:
+            continue
+    return pids
+
+
+def remove_host_groups(host: str, attempts: int = 20) -> list[str]:
+    """Remove journalbench/<host> in every hierarchy, deepest first; return what is left."""
+    left = []
+    for hierarchy in cgroup_mounts():
+        top = hierarchy / host_parent(host)
+        if not top.is_dir():
+            continue
+        for directory in sorted(top.rglob("*/"), key=lambda p: -len(p.parts)) + [top]:
+            if not directory.is_dir():
+                continue
+            for _ in range(attempts):
+                try:
+                    os.rmdir(directory)
+                    break
+                except OSError as error:
+                    if error.errno != errno.EBUSY:
+                        raise
+                    time.sleep(0.05)  # a task that just exited may still be leaving
+            if directory.is_dir():
+                left.append(f"{directory} (tasks {tasks_in(directory)})")
+    for hierarchy in cgroup_mounts():
+        parent = hierarchy / PARENT
+        try:
+            parent.rmdir()  # only when no other host still uses it
+        except OSError:
+            pass
+    if left:
+        log.warning("cgroups left: %s", left)
+    return left
+
+
+def host_groups_present(host: str) -> list[str]:
+    return [str(h / host_parent(host)) for h in cgroup_mounts() if (h / host_parent(host)).exists()]

@@ -1,0 +1,203 @@
+"""The test device: an image-backed loop device or a dedicated disk, BFQ, partitions, ext4.
+
+Only a Device made by `attach_image` or `guard_disk` is ever partitioned or formatted, and
+`guard_disk` refuses a disk that is mounted, in use, holds `/`, or is not a whole disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench.agent.system import log, mounts, read, sh, write
+from journalbench.errors import AgentError
+
+MOUNT_OPTIONS = "noinit_itable"  # no background inode-table zeroing during measurements
+
+
+@dataclass(frozen=True)
+class Device:
+    path: str
+    kind: str  # image | disk
+    named: str  # what the host file named: the image file or the stable disk id
+
+    @property
+    def name(self) -> str:
+        return Path(os.path.realpath(self.path)).name
+
+    @property
+    def sysfs(self) -> Path:
+        return Path("/sys/class/block") / self.name
+
+    @property
+    def devnum(self) -> str:
+        return read(self.sysfs / "dev")
+
+    def partition(self, index: int) -> str:
+        sep = "p" if self.name[-1].isdigit() else ""
+        return f"/dev/{self.name}{sep}{index}"
+
+
+def state_root(host: dict[str, Any]) -> Path:
+    return Path(host["state_dir"]) / host["name"]
+
+
+def loops_backed_by(directory: Path) -> list[tuple[str, str]]:
+    """(loop device, backing file) for every loop device whose file lies under directory."""
+    found = []
+    for backing in Path("/sys/block").glob("loop*/loop/backing_file"):
+        target = read(backing).removesuffix(" (deleted)")
+        if Path(target).is_relative_to(directory):
+            found.append((f"/dev/{backing.parent.parent.name}", target))
+    return found
+
+
+def attach_image(host: dict[str, Any]) -> Device:
+    root = state_root(host)
+    root.mkdir(parents=True, exist_ok=True)
+    stale = loops_backed_by(root)
+    if stale:
+        raise AgentError(
+            f"loop devices from an earlier run are still attached ({stale[0][0]}): "
+            f"run `journalbench teardown --host {host['name']}` first"
+        )
+    image = root / "disk.img"
+    image.unlink(missing_ok=True)
+    with image.open("wb") as handle:
+        handle.truncate(host["device"]["size_gb"] << 30)
+    path = sh("losetup", "--direct-io=on", "-P", "-f", "--show", str(image)).strip()
+    log.info("attached %s -> %s", image, path)
+    return Device(path=path, kind="image", named=str(image))
+
+
+def block_devnums(name: str) -> set[str]:
+    """major:minor of a whole disk and of each of its partitions."""
+    base = Path("/sys/class/block") / name
+    nums = {read(base / "dev")}
+    for child in base.iterdir():
+        if (child / "partition").exists():
+            nums.add(read(child / "dev"))
+    return nums
+
+
+def devnum_of(st_dev: int) -> str:
+    return f"{os.major(st_dev)}:{os.minor(st_dev)}"
+
+
+def guard_disk(named: str) -> Device:
+    """Resolve a host's dedicated disk and refuse anything unsafe to wipe."""
+    if not os.path.exists(named):
+        raise AgentError(f"device.id {named}: no such device")
+    real = os.path.realpath(named)
+    if not stat.S_ISBLK(os.stat(real).st_mode):
+        raise AgentError(f"device.id {named} -> {real}: not a block device")
+    device = Device(path=real, kind="disk", named=named)
+    if (device.sysfs / "partition").exists():
+        raise AgentError(f"device.id {named} -> {real}: is a partition; name the whole disk")
+    nums = block_devnums(device.name)
+    if devnum_of(os.stat("/").st_dev) in nums:
+        raise AgentError(f"device.id {named} -> {real}: holds the root file system; refusing")
+    for source, target, _, _ in mounts():
+        if source.startswith("/dev/") and os.path.exists(source):
+            if devnum_of(os.stat(source).st_rdev) in nums:
+                raise AgentError(f"device.id {named} -> {real}: mounted at {target}; refusing")
+    swaps = Path("/proc/swaps").read_text().splitlines()[1:]
+    for line in swaps:
+        source = line.split()[0]
+        if os.path.exists(source) and devnum_of(os.stat(source).st_rdev) in nums:
+            raise AgentError(f"device.id {named} -> {real}: used as swap; refusing")
+    holders = [h.name for p in [device.sysfs, *device.sysfs.glob(f"{device.name}*")]
+               for h in (p / "holders").glob("*")]
+    if holders:
+        raise AgentError(f"device.id {named} -> {real}: in use by {', '.join(holders)}; refusing")
+    return device
+
+
+def recheck(device: Device) -> None:
+    """Right before a destructive step: the name must still resolve to the guarded device."""
+    if device.kind == "disk" and os.path.realpath(device.named) != device.path:
+        raise AgentError(f"device.id {device.named} no longer points to {device.path}; refusing")
+
+
+def set_bfq(device: Device, tunables: dict[str, Any]) -> dict[str, str]:
+    """Select BFQ on the device, apply the host's tunables, return every tunable read back."""
+    queue = device.sysfs / "queue"
+    if "bfq" not in read(queue / "scheduler"):
+        raise AgentError(f"{device.path}: BFQ is not available (queue/scheduler lists no bfq)")
+    write(queue / "scheduler", "bfq")
+    if "[bfq]" not in read(queue / "scheduler"):
+        raise AgentError(f"{device.path}: could not select BFQ")
+    iosched = queue / "iosched"
+    for key, value in tunables.items():
+        if not (iosched / key).exists():
+            raise AgentError(f"host field bfq.{key}: {device.path} has no BFQ tunable {key}")
+        write(iosched / key, value)
+    return {p.name: read(p) for p in sorted(iosched.iterdir())}
+
+
+def wipe(device: Device) -> None:
+    recheck(device)
+    sh("wipefs", "-a", "-q", device.path)
+
+
+def make_partitions(device: Device, count: int) -> list[str]:
+    """A GPT with `count` equal partitions; wait until the kernel shows each node."""
+    recheck(device)
+    size_mib = (int(read(device.sysfs / "size")) * 512 >> 20) // count - 2
+    script = "label: gpt\n" + f",{size_mib}M\n" * count
+    sh("sfdisk", "-q", "--wipe", "always", device.path, input=script)
+    sh("partx", "-u", device.path, check=False)  # sfdisk's re-read can race; make sure
+    paths = [device.partition(i + 1) for i in range(count)]
+    deadline = time.monotonic() + 10
+    while not all(os.path.exists(p) for p in paths):
+        if time.monotonic() > deadline:
+            raise AgentError(f"{device.path}: partitions {paths} did not appear")
+        time.sleep(0.05)
+    return paths
+
+
+def mkfs_ext4(path: str, label: str) -> None:
+    sh("mkfs.ext4", "-q", "-F", "-L", label[:16], "-E", "lazy_itable_init=1", path)
+
+
+def mount_ext4(source: str, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    sh("mount", "-t", "ext4", "-o", MOUNT_OPTIONS, source, str(target))
+
+
+def mounts_under(directory: Path) -> list[str]:
+    return [t for _, t, _, _ in mounts() if Path(t).is_relative_to(directory)]
+
+
+def unmount_under(directory: Path) -> None:
+    for target in sorted(mounts_under(directory), key=len, reverse=True):
+        sh("umount", target)
+
+
+def detach_loops(directory: Path) -> None:
+    for loop, _ in loops_backed_by(directory):
+        sh("losetup", "-d", loop)
+
+
+def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:
+    """The raw device's own write+flush latency (4 KiB direct writes, fdatasync after each)."""
+    recheck(device)
+    out = sh(
+        "fio", "--name=fsync-probe", f"--filename={device.path}", "--rw=write", "--bs=4k",
+        "--direct=1", "--fdatasync=1", "--size=64m", "--time_based", f"--runtime={seconds}",
+        "--output-format=json", timeout=60 + seconds,
+    )
+    sync = json.loads(out[out.index("{"):])["jobs"][0]["sync"]
+    pct = sync["lat_ns"].get("percentile", {})
+    return {
+        "mean": sync["lat_ns"]["mean"] / 1e6,
+        "p50": pct.get("50.000000", 0) / 1e6,
+        "p99": pct.get("99.000000", 0) / 1e6,
+        "count": sync["lat_ns"].get("N", 0),
+        "probe_s": seconds,
+    }

@@ -1,0 +1,59 @@
+"""Running commands and touching sysfs on the test host, with every action logged."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from pathlib import Path
+
+from journalbench.errors import AgentError
+
+log = logging.getLogger("journalbench.agent")
+
+
+def sh(*args: str, check: bool = True, timeout: float = 120, input: str | None = None) -> str:
+    """Run a command (never through a shell) and return its stdout."""
+    log.debug("$ %s", " ".join(args))
+    try:
+        done = subprocess.run(
+            list(args), capture_output=True, text=True, timeout=timeout, input=input
+        )
+    except FileNotFoundError:
+        raise AgentError(f"command not found: {args[0]} (is its package installed?)") from None
+    except subprocess.TimeoutExpired:
+        raise AgentError(f"command timed out after {timeout:.0f} s: {' '.join(args)}") from None
+    if check and done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        raise AgentError(
+            f"{' '.join(args)} failed ({done.returncode}): {detail[-1] if detail else ''}"
+        )
+    return done.stdout
+
+
+def write(path: Path | str, value: str | int) -> None:
+    log.debug("write %s <- %s", path, value)
+    try:
+        Path(path).write_text(f"{value}\n")
+    except OSError as error:
+        raise AgentError(f"cannot write {value!r} to {path}: {error.strerror}") from None
+
+
+def read(path: Path | str) -> str:
+    return Path(path).read_text().strip()
+
+
+def mounts() -> list[tuple[str, str, str, str]]:
+    """(source, mount point, fs type, options) of every mount, from /proc/self/mounts."""
+    rows = []
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        source, target, fstype, options = line.split()[:4]
+        rows.append((source, target.replace("\\040", " "), fstype, options))
+    return rows
+
+
+def tool_version(*args: str) -> str:
+    try:
+        out = sh(*args, check=False, timeout=20)
+    except AgentError:
+        return "missing"
+    return out.strip().splitlines()[0] if out.strip() else "unknown"

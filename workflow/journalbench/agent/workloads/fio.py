@@ -1,0 +1,50 @@
+"""fio workloads of the thesis (CLAIMS.md): presets, the data-file layout, the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "no-fsync": {"rw": "write", "bs": "64k", "fsync": 0},
+    "low-fsync": {"rw": "write", "bs": "64k", "fsync": 20},
+    "high-fsync": {"rw": "write", "bs": "64k", "fsync": 5},
+    "randread-16k": {"rw": "randread", "bs": "16k", "fsync": 0},
+    "randwrite-16k": {"rw": "randwrite", "bs": "16k", "fsync": 0},
+    "seqread-64k": {"rw": "read", "bs": "64k", "fsync": 0},
+    "seqwrite-64k": {"rw": "write", "bs": "64k", "fsync": 0},
+}
+DATA_FILE = "fio.dat"
+DEFAULT_SIZE_MB = 256
+
+
+def job(workload: dict[str, Any]) -> dict[str, Any]:
+    """The preset with the spec's overrides applied (block size for claim C4, file size)."""
+    settings = dict(PRESETS[workload["preset"]])
+    settings["bs"] = workload.get("bs", settings["bs"])
+    settings["size_mb"] = workload.get("size_mb", DEFAULT_SIZE_MB)
+    return settings
+
+
+def layout_command(directory: Path, workload: dict[str, Any]) -> list[str]:
+    """Write the whole data file once, so measured writes overwrite allocated blocks and
+    reads read real data, and no tenant starts while another is still laying out."""
+    return [
+        "fio", "--name=layout", f"--filename={directory / DATA_FILE}", "--rw=write", "--bs=1m",
+        f"--size={job(workload)['size_mb']}m", "--direct=1", "--ioengine=psync",
+        "--output-format=terse",
+    ]
+
+
+def run_command(tenant: str, directory: str, workload: dict[str, Any],
+                duration_s: int) -> list[str]:
+    settings = job(workload)
+    args = [
+        "fio", f"--name={tenant}", f"--filename={directory}/{DATA_FILE}",
+        f"--rw={settings['rw']}", f"--bs={settings['bs']}", f"--size={settings['size_mb']}m",
+        "--direct=1", "--ioengine=psync", "--iodepth=1", "--time_based",
+        f"--runtime={duration_s}", "--output-format=json+",
+    ]
+    if settings["fsync"]:
+        args.append(f"--fsync={settings['fsync']}")
+    return args
