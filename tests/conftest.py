@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,49 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+def system_residue(host_name: str, state_dir: Path) -> list[str]:
+    """Everything a run of this host could leave on the machine, looked up independently of
+    the agent's own residue check (so a bug there cannot hide a leak)."""
+    found = []
+    for backing in Path("/sys/block").glob("loop*/loop/backing_file"):
+        if backing.read_text().strip().startswith(str(state_dir)):
+            found.append(f"loop {backing.parent.parent.name}")
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        if line.split()[1].startswith(str(state_dir)):
+            found.append(f"mount {line.split()[1]}")
+    for hierarchy in Path("/sys/fs/cgroup").iterdir():
+        if (hierarchy / "journalbench" / host_name).exists():
+            found.append(f"cgroup {hierarchy / 'journalbench' / host_name}")
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if comm.read_text().startswith("jbd2/"):
+                cgroup = (comm.parent / "cgroup").read_text()
+                if f"/journalbench/{host_name}" in cgroup:
+                    found.append(f"jbd2 thread {comm.parent.name} still in {host_name}'s cgroup")
+        except OSError:
+            continue
+    if (state_dir / host_name / "lxc").exists() and any((state_dir / host_name / "lxc").iterdir()):
+        found.append(f"containers in {state_dir / host_name / 'lxc'}")
+    if Path(f"/sys/kernel/tracing/instances/journalbench-{host_name}").exists():
+        found.append("trace instance")
+    return found
+
+
+@pytest.fixture
+def agent_host(tmp_path_factory: pytest.TempPathFactory):
+    """A throw-away local host (own name, own state dir, small image) that is torn down and
+    checked for residue after the test, even when the test fails."""
+    state = tmp_path_factory.mktemp("state")
+    name = f"pytest{os.getpid()}"
+    host_file = state / f"{name}.yaml"
+    host_file.write_text(
+        f"name: {name}\ntransport: local\nstate_dir: {state}\n"
+        "device: {kind: image, size_gb: 4}\nbfq: {strict_guarantees: 1}\n"
+    )
+    yield {"name": name, "file": host_file, "state_dir": state}
+    subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host", str(host_file)],
+                   capture_output=True, text=True, timeout=120)
+    left = system_residue(name, state)
+    assert not left, f"test left residue: {left}"
