@@ -1,0 +1,121 @@
+"""The exit summary of agent/workloads/fsync.bt (format: the header of that script).
+
+Percentiles come from the script's log-linear buckets (16 per power of two): a bucket stands
+for its midpoint, clamped to the traced min and max, so p50/p99 are within half a bucket
+(3.1%) of the true value; the mean is exact (sum / calls).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from journalbench.parse import percentile_of_counts, problem, read_text
+
+HEADER = re.compile(r"^journalbench-fsync (\d+) cgroup=(\d+) pids=([\d,]+)$")
+ELAPSED = re.compile(r"^elapsed_ns (\d+)$")
+VALUE = re.compile(r"^@(calls|errors|sum_ns|min_ns|max_ns)\[(fsync|fdatasync)\]: (\d+)$")
+BUCKET = re.compile(r"^@bucket_ns\[(fsync|fdatasync), (\d+)\]: (\d+)$")
+# bpftrace's own messages when run without -q
+NOISE = re.compile(r"^Attaching \d+ probes?\.\.\.$")
+SUPPORTED = {1}
+
+
+@dataclass
+class Syscall:
+    name: str
+    calls: int = 0
+    errors: int = 0
+    sum_ns: int = 0
+    min_ns: int | None = None
+    max_ns: int | None = None
+    buckets: dict[int, int] = field(default_factory=dict)  # bucket low bound (ns) -> calls
+
+
+@dataclass(frozen=True)
+class FsyncSummary:
+    path: str
+    version: int
+    cgroup: int  # cgroup v2 id traced, 0 when tracing pids
+    pids: tuple[int, ...]
+    elapsed_ns: int
+    syscalls: dict[str, Syscall]  # only syscalls that were called
+
+    @property
+    def count(self) -> int:
+        return sum(s.calls for s in self.syscalls.values())
+
+    @property
+    def per_s(self) -> float:
+        return self.count / (self.elapsed_ns / 1e9)
+
+    @property
+    def mean_ns(self) -> float | None:
+        """None when the tenant issued no fsync/fdatasync (there is no latency to report)."""
+        return sum(s.sum_ns for s in self.syscalls.values()) / self.count if self.count else None
+
+    def percentile_ns(self, percent: float) -> float | None:
+        if not self.count:
+            return None
+        points = [(midpoint(low), calls) for s in self.syscalls.values()
+                  for low, calls in s.buckets.items()]
+        lowest = min(s.min_ns for s in self.syscalls.values() if s.min_ns is not None)
+        highest = max(s.max_ns for s in self.syscalls.values() if s.max_ns is not None)
+        return min(max(percentile_of_counts(points, percent), lowest), highest)
+
+
+def bucket_width(low: int) -> int:
+    """Width of the fsync.bt bucket starting at low: 1/16 of its power of two."""
+    return 1 << (low.bit_length() - 5) if low >= 16 else 1
+
+
+def midpoint(low: int) -> float:
+    return low + (bucket_width(low) - 1) / 2
+
+
+def parse_fsync(path: Path | str) -> FsyncSummary:
+    """A complete fsync.bt summary; ParseError if truncated (no footer), foreign or inconsistent."""
+    path = Path(path)
+    lines = read_text(path).splitlines()
+    header = None
+    elapsed = None
+    ended = False
+    syscalls: dict[str, Syscall] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or NOISE.match(line):
+            continue
+        if ended:
+            raise problem(path, "text after the 'end' footer", number)
+        if header is None:
+            header = HEADER.match(line)
+            if header is None:
+                raise problem(path, "not an fsync.bt summary (no 'journalbench-fsync' header)",
+                              number)
+            if int(header[1]) not in SUPPORTED:
+                raise problem(path, f"fsync.bt summary version {header[1]} not supported", number)
+        elif line == "end":
+            ended = True
+        elif match := ELAPSED.match(line):
+            elapsed = int(match[1])
+        elif match := VALUE.match(line):
+            entry = syscalls.setdefault(match[2], Syscall(match[2]))
+            setattr(entry, match[1], int(match[3]))
+        elif match := BUCKET.match(line):
+            entry = syscalls.setdefault(match[1], Syscall(match[1]))
+            entry.buckets[int(match[2])] = int(match[3])
+        else:
+            raise problem(path, "unexpected line in fsync.bt summary", number)
+    if header is None:
+        raise problem(path, "not an fsync.bt summary (no 'journalbench-fsync' header)")
+    if not ended or elapsed is None:
+        raise problem(path, "truncated: no summary footer (bpftrace killed before its END?)",
+                      len(lines))
+    if elapsed == 0:
+        raise problem(path, "traced for 0 ns")
+    for entry in syscalls.values():
+        if sum(entry.buckets.values()) != entry.calls or entry.min_ns is None:
+            raise problem(path, f"{entry.name}: {entry.calls} calls but "
+                                f"{sum(entry.buckets.values())} in buckets (inconsistent summary)")
+    pids = tuple(int(p) for p in header[3].split(",") if int(p) != 0)
+    return FsyncSummary(str(path), int(header[1]), int(header[2]), pids, elapsed, syscalls)

@@ -1,0 +1,104 @@
+"""The sampler's io-samples.jsonl (format: data/README.md) -> one record per line.
+
+Every line is checked against the documented format, so a truncated last line, a cumulative
+counter where a delta belongs or a missing field stops the run with the file and line named.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench.parse import problem, read_text
+
+KINDS = ("tenant", "jbd2", "device")
+COUNTS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    t: float
+    dt: float
+    kind: str
+    source: str
+    read_bytes: int
+    write_bytes: int
+    read_ios: int
+    write_ios: int
+    cgroup: str | None  # tenant: its cgroup; jbd2: where the thread sat; device: None
+    weight: int | None  # tenant only
+    tenant: str | None  # jbd2: whose volume it journals (None: a shared journal)
+    pid: int | None  # jbd2 only
+    device: str | None  # device only
+
+    @property
+    def bytes(self) -> int:
+        return self.read_bytes + self.write_bytes
+
+
+def is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def is_seconds(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def check_line(row: Any) -> str | None:
+    """What is wrong with one decoded line, or None."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for key in ("t", "dt"):
+        if not is_seconds(row.get(key)):
+            return f"'{key}' missing or not a non-negative number"
+    kind = row.get("kind")
+    if kind not in KINDS:
+        return f"'kind' is {kind!r}, not one of {', '.join(KINDS)}"
+    if not isinstance(row.get("source"), str) or not row["source"]:
+        return "'source' missing or not a string"
+    for key in COUNTS:
+        if not is_count(row.get(key)):
+            return f"'{key}' missing or not a non-negative integer"
+    if kind == "tenant":
+        if not isinstance(row.get("cgroup"), str):
+            return "tenant line without 'cgroup'"
+        if not is_count(row.get("weight")) or row["weight"] == 0:
+            return "tenant line without a positive integer 'weight'"
+    elif kind == "jbd2":
+        if "tenant" not in row or not (row["tenant"] is None or isinstance(row["tenant"], str)):
+            return "jbd2 line without 'tenant' (a name, or null for a shared journal)"
+        if not isinstance(row.get("cgroup"), str):
+            return "jbd2 line without 'cgroup'"
+        if not is_count(row.get("pid")):
+            return "jbd2 line without an integer 'pid'"
+    elif not isinstance(row.get("device"), str):
+        return "device line without 'device'"
+    return None
+
+
+def parse_samples(path: Path | str) -> list[Sample]:
+    """Every line of io-samples.jsonl; ParseError naming the file and line of the first bad one."""
+    path = Path(path)
+    samples = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise problem(path, f"not a JSON object ({error.msg})", number) from None
+        wrong = check_line(row)
+        if wrong:
+            raise problem(path, wrong, number)
+        kind = row["kind"]
+        samples.append(Sample(
+            t=float(row["t"]), dt=float(row["dt"]), kind=kind, source=row["source"],
+            read_bytes=row["read_bytes"], write_bytes=row["write_bytes"],
+            read_ios=row["read_ios"], write_ios=row["write_ios"],
+            cgroup=row.get("cgroup") if kind != "device" else None,
+            weight=row["weight"] if kind == "tenant" else None,
+            tenant=row["tenant"] if kind == "jbd2" else None,
+            pid=row["pid"] if kind == "jbd2" else None,
+            device=row["device"] if kind == "device" else None,
+        ))
+    return samples
