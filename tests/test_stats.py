@@ -1,0 +1,165 @@
+"""journalbench.stats against textbook values and hand-worked examples."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from journalbench import stats
+
+# Mann-Whitney example of the scipy documentation (after Conover): ages of 5 male and 4 female
+# subjects; U of the males = 17, exact two-sided p = 0.1111
+MALES = [19, 22, 16, 29, 24]
+FEMALES = [20, 11, 17, 12]
+
+# Welch's t-test, example 1 of the Wikipedia article "Welch's t-test":
+# t = -2.46, nu = 24.98, p = 0.021
+A1 = [27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4]
+A2 = [27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4]
+
+
+def test_mann_whitney_textbook() -> None:
+    u, p = stats.mann_whitney(MALES, FEMALES)
+    assert u == 17
+    assert p == pytest.approx(1 / 9, abs=1e-4)
+
+
+def test_cliffs_delta_from_u_equals_its_definition() -> None:
+    pairs = list(itertools.product(MALES, FEMALES))
+    by_definition = (sum(x > y for x, y in pairs) - sum(x < y for x, y in pairs)) / len(pairs)
+    assert stats.cliffs_delta(MALES, FEMALES) == pytest.approx(by_definition) == 0.7
+    assert stats.cliffs_delta(FEMALES, MALES) == pytest.approx(-0.7)
+    # ties count half: equal samples have no effect
+    assert stats.cliffs_delta([1, 2, 3], [1, 2, 3]) == 0
+    assert stats.cliffs_delta_from_u(0, 3, 3) == -1
+
+
+def test_welch_textbook() -> None:
+    t, p = stats.welch(A1, A2)
+    assert t == pytest.approx(-2.46, abs=0.005)
+    assert p == pytest.approx(0.021, abs=0.0005)
+
+
+def test_holm_hand_worked() -> None:
+    # sorted p: 0.005, 0.01, 0.03, 0.04 -> x4, x3, x2, x1 = 0.02, 0.03, 0.06, 0.04 -> running
+    # maximum 0.02, 0.03, 0.06, 0.06; back in the original order:
+    reject, adjusted = stats.holm([0.01, 0.04, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert reject.tolist() == [True, False, False, True]
+    # capped at 1
+    assert stats.holm([0.5, 0.6])[1].tolist() == [1.0, 1.0]
+
+
+def test_bootstrap_ci_contains_true_median() -> None:
+    sample = np.random.default_rng(7).normal(loc=10.0, scale=2.0, size=60)
+    estimate = stats.median_ci(sample)
+    assert estimate.value == np.median(sample) and estimate.n == 60
+    assert estimate.low < 10.0 < estimate.high
+    assert estimate.high - estimate.low < 2.0
+    assert stats.median_ci(sample) == estimate  # seeded: the same CI every time
+
+
+def test_bootstrap_ci_coverage_is_about_nominal() -> None:
+    # 95% intervals should hold the true median about 95% of the time; a broken interval
+    # (e.g. around the mean of resamples, or far too narrow) fails this
+    rng = np.random.default_rng(11)
+    covered = 0
+    trials = 100
+    for i in range(trials):
+        data = rng.exponential(1.0, 40)
+        estimate = stats.median_ci(data, resamples=999, seed=i)
+        covered += estimate.low <= np.log(2) <= estimate.high
+    assert 0.85 <= covered / trials < 1.0  # 100/100 would hint at useless, huge intervals
+
+
+def test_constant_sample_has_a_point_interval() -> None:
+    assert stats.median_ci([3.0, 3.0, 3.0]) == stats.Estimate(3.0, 3.0, 3.0, 3)
+
+
+def test_ratio_of_medians() -> None:
+    rng = np.random.default_rng(3)
+    b = rng.normal(100, 5, 20)
+    estimate = stats.ratio_of_medians(2 * b, b)
+    assert estimate.value == pytest.approx(2.0)
+    assert estimate.low < 2.0 < estimate.high
+    comparison = stats.compare(2 * b, b)
+    assert comparison.ratio == pytest.approx(2.0)
+    assert comparison.mw_u == 400 and comparison.cliffs_delta == 1
+    assert comparison.mw_p < 1e-6 and comparison.welch_p < 1e-6
+
+
+def test_refuses_nan_and_tiny_samples() -> None:
+    with pytest.raises(ValueError, match="NaN"):
+        stats.median_ci([1.0, float("nan"), 2.0])
+    with pytest.raises(ValueError, match="at least 2"):
+        stats.median_ci([1.0])
+    with pytest.raises(ValueError, match="median of b is 0"):
+        stats.ratio_of_medians([1.0, 2.0], [0.0, 0.0])
+
+
+def test_jain_index_examples() -> None:
+    # Jain, Chiu & Hawe (1984): equal allocations -> 1, one user gets all of n -> 1/n
+    assert stats.jain_index([1, 1, 1, 1], [1, 1, 1, 1]) == 1
+    assert stats.jain_index([1, 0, 0, 0], [1, 1, 1, 1]) == 0.25
+    # normalised by the targets: a 70/30 split under 70/30 weights is perfectly fair
+    assert stats.jain_index([0.7, 0.3], [0.7, 0.3]) == pytest.approx(1)
+    # 50/50 under 70/30 weights: x = (5/7, 5/3); (sum x)^2 / (2 sum x^2) = 0.8621
+    assert stats.jain_index([0.5, 0.5], [0.7, 0.3]) == pytest.approx(0.862069, abs=1e-6)
+    with pytest.raises(ValueError):
+        stats.jain_index([0, 0], [0.5, 0.5])
+
+
+def test_targets_deviation_slowdown() -> None:
+    assert stats.target_shares([700, 300]).tolist() == pytest.approx([0.7, 0.3])
+    assert stats.share_deviation([0.2, 0.8], [0.7, 0.3]).tolist() == pytest.approx([-0.5, 0.5])
+    assert stats.slowdown(alone=100.0, together=40.0) == 2.5
+    with pytest.raises(ValueError):
+        stats.slowdown(alone=100.0, together=0.0)
+
+
+def runs_table() -> pd.DataFrame:
+    rows = []
+    for run, (a, b) in {"r1": (0.7, 0.3), "r2": (0.5, 0.5)}.items():
+        for tenant, weight, share in (("a", 700, a), ("b", 300, b)):
+            rows.append({"campaign": "c", "host": "h", "run_id": run, "arm": "shared-journal",
+                         "tenant": tenant, "weight": weight, "target_share": weight / 1000,
+                         "achieved_share": share, "own_share": share * 0.8,
+                         "jbd2_charged_share": share * 0.9, "n_tenants": 2,
+                         "workload": "high-fsync", "neighbour": "high-fsync",
+                         "throughput_mb_s": 10 * share})
+    rows.append({"campaign": "c", "host": "h", "run_id": "alone1", "arm": "shared-journal",
+                 "tenant": "a", "weight": 700, "target_share": 1.0, "achieved_share": 1.0,
+                 "own_share": 0.9, "jbd2_charged_share": 1.0, "n_tenants": 1,
+                 "workload": "high-fsync", "neighbour": "alone", "throughput_mb_s": 14.0})
+    return pd.DataFrame(rows)
+
+
+def test_isolation_table() -> None:
+    table = stats.isolation(runs_table()).set_index(["run_id", "tenant"])
+    assert table.loc[("r1", "a"), "achieved_deviation"] == pytest.approx(0)
+    assert table.loc[("r2", "a"), "achieved_deviation"] == pytest.approx(-0.2)
+    assert table.loc[("r1", "b"), "achieved_jain"] == pytest.approx(1)
+    assert table.loc[("r2", "b"), "achieved_jain"] == pytest.approx(0.862069, abs=1e-6)
+    assert np.isnan(table.loc[("alone1", "a"), "achieved_jain"])  # one tenant: no fairness
+
+
+def test_slowdowns_against_standalone() -> None:
+    table = stats.slowdowns(runs_table(), "throughput_mb_s").set_index(["run_id", "tenant"])
+    assert table.loc[("r1", "a"), "slowdown"] == pytest.approx(14.0 / 7.0)
+    assert table.loc[("r2", "b"), "slowdown"] == pytest.approx(14.0 / 5.0)
+    assert "alone1" not in table.index.get_level_values(0)
+
+
+def test_condition_medians_and_family() -> None:
+    table = pd.DataFrame({"arm": ["vm"] * 5 + ["lxc"] * 5,
+                          "x": [1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 11.0, 12.0, 13.0, 14.0]})
+    medians = stats.condition_medians(table, ["arm"], "x").set_index("arm")
+    assert medians.loc["vm", "median"] == 3 and medians.loc["lxc", "median"] == 12
+    assert medians.loc["vm", "low"] <= 3 <= medians.loc["vm", "high"]
+    family = stats.compare_family({"vm/lxc": (table.x[:5], table.x[5:]),
+                                   "same": (table.x[:5], table.x[:5] + 0.5)})
+    assert family["p_holm"].tolist() == pytest.approx(stats.holm(family["mw_p"])[1].tolist())
+    assert family.loc[0, "cliffs_delta"] == -1

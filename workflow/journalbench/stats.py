@@ -1,0 +1,244 @@
+"""The statistics every notebook uses: medians with bootstrap CIs, two-condition comparisons,
+Holm's correction, and the isolation metrics (shares vs weights, Jain's index, slowdown).
+
+Tests and intervals come from scipy and statsmodels; only the definitions no library offers
+(Cliff's delta from U, Jain's index, shares) are written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+CONFIDENCE = 0.95
+RESAMPLES = 9999
+SEED = 20210701
+# BCa needs a jackknife of the statistic, which is degenerate for the median of the handful of
+# repetitions a run matrix has (leave-one-out medians repeat): percentile intervals do not.
+METHOD = "percentile"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    low: float
+    high: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    n_a: int
+    n_b: int
+    median_a: float
+    median_b: float
+    ratio: float  # median(a) / median(b)
+    ratio_low: float
+    ratio_high: float
+    welch_t: float
+    welch_p: float
+    mw_u: float  # Mann-Whitney U of a
+    mw_p: float
+    cliffs_delta: float  # P(a > b) - P(a < b), from U
+
+
+def clean(values: Sequence[float] | np.ndarray | pd.Series, name: str = "values") -> np.ndarray:
+    """Values as a float array; refuse NaN rather than let it propagate into a figure."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1:
+        raise ValueError(f"{name}: expected a flat sequence")
+    if np.isnan(array).any():
+        raise ValueError(f"{name}: contains NaN (missing measurements must be dropped first)")
+    return array
+
+
+def median_ci(values: Sequence[float], confidence: float = CONFIDENCE,
+              resamples: int = RESAMPLES, seed: int = SEED) -> Estimate:
+    """Median with a bootstrap confidence interval (scipy.stats.bootstrap)."""
+    data = clean(values)
+    if data.size < 2:
+        raise ValueError(f"a bootstrap CI needs at least 2 values, got {data.size}")
+    median = float(np.median(data))
+    if np.all(data == data[0]):
+        return Estimate(median, median, median, int(data.size))
+    result = stats.bootstrap((data,), np.median, confidence_level=confidence,
+                             n_resamples=resamples, method=METHOD, rng=np.random.default_rng(seed))
+    interval = result.confidence_interval
+    return Estimate(median, float(interval.low), float(interval.high), int(data.size))
+
+
+def median_ratio(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.median(a, axis=axis) / np.median(b, axis=axis)
+
+
+def ratio_of_medians(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE,
+                     resamples: int = RESAMPLES, seed: int = SEED) -> Estimate:
+    """median(a) / median(b) with a bootstrap CI resampling each condition on its own."""
+    x, y = clean(a, "a"), clean(b, "b")
+    if x.size < 2 or y.size < 2:
+        raise ValueError(f"a bootstrap CI needs at least 2 values per condition, "
+                         f"got {x.size} and {y.size}")
+    if np.median(y) == 0:
+        raise ValueError("median of b is 0: the ratio is undefined")
+    ratio = float(median_ratio(x, y))
+    if np.all(x == x[0]) and np.all(y == y[0]):
+        return Estimate(ratio, ratio, ratio, int(x.size + y.size))
+    result = stats.bootstrap((x, y), median_ratio, vectorized=True, paired=False,
+                             confidence_level=confidence, n_resamples=resamples,
+                             method=METHOD, rng=np.random.default_rng(seed))
+    interval = result.confidence_interval
+    return Estimate(ratio, float(interval.low), float(interval.high), int(x.size + y.size))
+
+
+def welch(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Welch's t-test (unequal variances): (t, two-sided p)."""
+    result = stats.ttest_ind(clean(a, "a"), clean(b, "b"), equal_var=False)
+    return float(result.statistic), float(result.pvalue)
+
+
+def mann_whitney(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Mann-Whitney U test: (U of a, two-sided p); exact p for small samples without ties."""
+    result = stats.mannwhitneyu(clean(a, "a"), clean(b, "b"), alternative="two-sided")
+    return float(result.statistic), float(result.pvalue)
+
+
+def cliffs_delta_from_u(u: float, n_a: int, n_b: int) -> float:
+    """Cliff's delta = P(a > b) - P(a < b) = 2U/(n_a n_b) - 1, with U the Mann-Whitney U of a."""
+    return 2.0 * u / (n_a * n_b) - 1.0
+
+
+def cliffs_delta(a: Sequence[float], b: Sequence[float]) -> float:
+    x, y = clean(a, "a"), clean(b, "b")
+    u, _ = mann_whitney(x, y)
+    return cliffs_delta_from_u(u, x.size, y.size)
+
+
+def compare(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE,
+            resamples: int = RESAMPLES, seed: int = SEED) -> Comparison:
+    """Condition a against condition b: ratio of medians with CI, Welch, Mann-Whitney, Cliff."""
+    x, y = clean(a, "a"), clean(b, "b")
+    ratio = ratio_of_medians(x, y, confidence, resamples, seed)
+    t, t_p = welch(x, y)
+    u, u_p = mann_whitney(x, y)
+    return Comparison(
+        n_a=int(x.size), n_b=int(y.size),
+        median_a=float(np.median(x)), median_b=float(np.median(y)),
+        ratio=ratio.value, ratio_low=ratio.low, ratio_high=ratio.high,
+        welch_t=t, welch_p=t_p, mw_u=u, mw_p=u_p,
+        cliffs_delta=cliffs_delta_from_u(u, x.size, y.size),
+    )
+
+
+def holm(p_values: Sequence[float], alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down correction for a family of tests: (reject, adjusted p)."""
+    reject, adjusted, _, _ = multipletests(clean(p_values, "p_values"), alpha=alpha,
+                                           method="holm")
+    return reject, adjusted
+
+
+# -- isolation ------------------------------------------------------------------------------
+
+def target_shares(weights: Sequence[float]) -> np.ndarray:
+    """What proportional weights promise each tenant: weight / sum of weights."""
+    w = clean(weights, "weights")
+    if (w <= 0).any():
+        raise ValueError("weights must be positive")
+    return w / w.sum()
+
+
+def share_deviation(achieved: Sequence[float], target: Sequence[float]) -> np.ndarray:
+    """Achieved minus target share (percentage points / 100): > 0 means more than promised."""
+    return clean(achieved, "achieved") - clean(target, "target")
+
+
+def jain_index(shares: Sequence[float], targets: Sequence[float]) -> float:
+    """Jain's fairness index of the shares normalised by their targets, x = share / target:
+    (sum x)^2 / (n sum x^2); 1 when every tenant gets the same fraction of its promise, 1/n
+    when one tenant gets everything."""
+    x = clean(shares, "shares") / clean(targets, "targets")
+    if (x < 0).any():
+        raise ValueError("shares must not be negative")
+    if not x.any():
+        raise ValueError("all shares are 0: fairness is undefined")
+    return float(x.sum() ** 2 / (x.size * (x**2).sum()))
+
+
+def slowdown(alone: float, together: float) -> float:
+    """How many times slower a tenant runs beside a neighbour than alone, for a
+    higher-is-better figure (throughput, ops/s): alone / together."""
+    if together <= 0:
+        raise ValueError("throughput beside the neighbour is 0: slowdown is unbounded")
+    return float(alone) / float(together)
+
+
+# -- on the tidy tables ------------------------------------------------------------------------
+
+SHARE_COLUMNS = {"achieved": "achieved_share", "jbd2_charged": "jbd2_charged_share"}
+
+
+def isolation(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per run and tenant: deviation from the target share, counting the tenant's bytes as its
+    cgroup saw them (achieved) and with its jbd2 thread's bytes charged to it; and per run,
+    Jain's index of both."""
+    out = runs[["campaign", "host", "run_id", "arm", "tenant", "weight", "target_share",
+                "achieved_share", "own_share", "jbd2_charged_share"]].copy()
+    for label, column in SHARE_COLUMNS.items():
+        out[f"{label}_deviation"] = share_deviation(out[column], out["target_share"])
+        jain = out.groupby("run_id")[[column, "target_share"]].apply(
+            lambda g, c=column: jain_index(g[c], g["target_share"]) if len(g) > 1 else np.nan)
+        # a run with one tenant has no fairness to measure: NaN there means "not applicable"
+        out[f"{label}_jain"] = out["run_id"].map(jain)
+    return out
+
+
+def condition_medians(table: pd.DataFrame, by: list[str], value: str,
+                      confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Median and bootstrap CI of value per condition (rows with value missing are dropped)."""
+    rows = []
+    for key, group in table.dropna(subset=[value]).groupby(by, dropna=False):
+        keys = key if isinstance(key, tuple) else (key,)
+        data = group[value].to_numpy()
+        if data.size >= 2:
+            estimate = asdict(median_ci(data, confidence))
+        else:
+            estimate = {"value": float(np.median(data)), "low": np.nan, "high": np.nan,
+                        "n": int(data.size)}
+        rows.append({**dict(zip(by, keys, strict=True)), "median": estimate["value"],
+                     "low": estimate["low"], "high": estimate["high"], "n": estimate["n"]})
+    return pd.DataFrame(rows, columns=[*by, "median", "low", "high", "n"])
+
+
+def compare_family(pairs: dict[str, tuple[Sequence[float], Sequence[float]]],
+                   alpha: float = 0.05, test: str = "mw") -> pd.DataFrame:
+    """Compare each named pair (a, b) and Holm-correct the chosen test's p across the family."""
+    if test not in ("mw", "welch"):
+        raise ValueError("test must be 'mw' (Mann-Whitney) or 'welch'")
+    rows: list[dict[str, Any]] = [{"comparison": name, **asdict(compare(a, b))}
+                                  for name, (a, b) in pairs.items()]
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    reject, adjusted = holm(table[f"{test}_p"], alpha)
+    table["p_holm"] = adjusted
+    table["significant"] = reject
+    return table
+
+
+def slowdowns(runs: pd.DataFrame, value: str) -> pd.DataFrame:
+    """Per consolidated run and tenant: slowdown of value against the median of the same
+    workload run alone (n_tenants == 1) on the same host and arm. Rows without a standalone
+    counterpart are left out, not given a made-up baseline."""
+    keys = ["campaign", "host", "arm", "workload"]
+    alone = (runs[runs["n_tenants"] == 1].dropna(subset=[value])
+             .groupby(keys)[value].median().rename("alone"))
+    together = runs[runs["n_tenants"] > 1].dropna(subset=[value])
+    merged = together.join(alone, on=keys, how="inner")
+    merged["slowdown"] = [slowdown(a, t) for a, t in zip(merged["alone"], merged[value],
+                                                         strict=True)]
+    return merged[[*keys, "run_id", "tenant", "neighbour", value, "alone", "slowdown"]]
