@@ -1,9 +1,226 @@
-"""Placeholder: subcommands of this module are added by a later issue."""
+"""`journalbench tidy RAW_DIR --out data/processed/`: run folders -> parquet tables.
+
+Every folder below RAW_DIR holding a spec.json is a run. Incomplete ones (manifest missing or
+not matching) and unusable ones (a file that does not parse) are listed on stderr, one line
+each, and in skipped.parquet; the others become rows of runs.parquet and samples.parquet
+(columns: data/SCHEMA.md).
+
+Incremental: each run's rows are cached under OUT/cache/, keyed by the sha256 of its
+MANIFEST.json (which pins every file of the run) and the parser version, so a re-run parses
+only new or changed run folders.
+
+Top-level imports are stdlib only: cli.py imports this module in the agent bundle too.
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.errors import ConfigError
+
+# bump when a parser or a column changes: every cached run is then parsed again
+PARSER_VERSION = "1"
+CACHE = "cache"
+
+RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
+    ("repetition", "int64"), ("duration_s", "int64"), ("n_tenants", "int64"),
+    ("tenant", "string"), ("weight", "int64"), ("target_share", "float64"),
+    ("tool", "string"), ("preset", "string"), ("workload", "string"), ("bs", "string"),
+    ("neighbour", "string"),
+    ("tool_version", "string"), ("tool_runtime_s", "float64"),
+    ("throughput_mb_s", "float64"), ("iops", "float64"), ("ops_s", "float64"),
+    ("failed_ops", "int64"),
+    ("fsync_source", "string"), ("fsync_count", "int64"), ("fsync_per_s", "float64"),
+    ("fsync_lat_mean_ms", "float64"), ("fsync_lat_p50_ms", "float64"),
+    ("fsync_lat_p99_ms", "float64"),
+    ("cgroup_bytes", "int64"), ("own_bytes", "int64"), ("jbd2_bytes", "int64"),
+    ("disk_mb_s", "float64"),
+    ("achieved_share", "float64"), ("own_share", "float64"), ("jbd2_share", "float64"),
+    ("jbd2_charged_share", "float64"), ("shared_jbd2_share", "float64"),
+    ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
+    ("scheduler", "string"), ("device_kind", "string"),
+    ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
+    ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"),
+)
+SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
+    ("t", "float64"), ("dt", "float64"), ("kind", "string"), ("source", "string"),
+    ("tenant", "string"), ("cgroup", "string"),
+    ("read_bytes", "int64"), ("write_bytes", "int64"), ("bytes", "int64"), ("ios", "int64"),
+    ("own_bytes", "int64"), ("mb_s", "float64"), ("device_share", "float64"),
+)
+SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("folder", "string"), ("status", "string"), ("reason", "string"),
+)
+TABLES = {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS, "skipped": SKIPPED_COLUMNS}
+
+
+@dataclass
+class Outcome:
+    parsed: list[Path] = field(default_factory=list)  # parsed this time (not from the cache)
+    cached: list[Path] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """No subcommands yet."""
+    parser = subparsers.add_parser(
+        "tidy", help="turn complete run folders into parquet tables",
+        description="Read every complete run folder below RAW_DIR and write runs.parquet, "
+                    "samples.parquet and skipped.parquet (data/SCHEMA.md). Incomplete or "
+                    "unusable runs are listed on stderr, one line each.")
+    parser.add_argument("raw_dir", metavar="RAW_DIR", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("data/processed"),
+                        help="directory for the tables (default: data/processed)")
+    parser.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    outcome = tidy(args.raw_dir, args.out)
+    print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
+          f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
+          f"{outcome.rows['samples']} sample rows -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def run_folders(raw_dir: Path) -> list[Path]:
+    if not raw_dir.is_dir():
+        raise ConfigError(f"{raw_dir}: no such directory")
+    # the cache may live below RAW_DIR's parent but never holds a spec.json
+    return sorted(spec.parent for spec in raw_dir.rglob(runfolder.SPEC))
+
+
+def cache_key(folder: Path) -> str:
+    digest = hashlib.sha256((folder / runfolder.MANIFEST).read_bytes())
+    digest.update(PARSER_VERSION.encode())
+    return digest.hexdigest()[:24]
+
+
+def arrow_schema(columns: tuple[tuple[str, str], ...]) -> Any:
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64()}
+    return pa.schema([(name, types[kind]) for name, kind in columns])
+
+
+def to_table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...]) -> Any:
+    import pyarrow as pa
+
+    schema = arrow_schema(columns)
+    names = [name for name, _ in columns]
+    for row in rows:
+        if set(row) != set(names):
+            extra, missing = set(row) - set(names), set(names) - set(row)
+            raise RuntimeError(f"row columns disagree with the schema: extra {sorted(extra)}, "
+                               f"missing {sorted(missing)}")
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def parse_cached(folder: Path, raw_dir: Path, cache: Path, outcome: Outcome) -> tuple[Any, Any]:
+    """The run's (runs, samples) tables, from the cache when its manifest is unchanged.
+
+    A run that does not parse is cached too (its one-line reason): the manifest pins every
+    byte of it, so parsing it again could only fail again.
+    """
+    import pyarrow.parquet as pq
+
+    from journalbench.parse import ParseError
+    from journalbench.parse.rows import parse_run
+
+    slot = cache / folder.relative_to(raw_dir)
+    key = cache_key(folder)
+    runs_file, samples_file = slot / f"{key}.runs.parquet", slot / f"{key}.samples.parquet"
+    failed_file = slot / f"{key}.unusable"
+    if failed_file.is_file():
+        outcome.cached.append(folder)
+        raise ParseError(failed_file.read_text().strip())
+    if runs_file.is_file() and samples_file.is_file():
+        outcome.cached.append(folder)
+        return pq.read_table(runs_file), pq.read_table(samples_file)
+    if slot.is_dir():
+        shutil.rmtree(slot)  # rows of an older manifest or parser version
+    slot.mkdir(parents=True)
+    outcome.parsed.append(folder)
+    try:
+        runs_rows, samples_rows = parse_run(folder)
+    except ConfigError as error:  # ParseError included
+        failed_file.write_text(f"{error}\n")
+        raise
+    runs, samples = to_table(runs_rows, RUNS_COLUMNS), to_table(samples_rows, SAMPLES_COLUMNS)
+    write(samples, samples_file)
+    write(runs, runs_file)
+    return runs, samples
+
+
+def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
+    outcome.skipped.append({"folder": str(folder), "status": status, "reason": reason})
+    print(f"tidy: {status} run skipped: {reason}", file=sys.stderr)
+
+
+def prune(cache: Path, raw_dir: Path, kept: list[Path]) -> None:
+    """Drop cached rows of run folders that are gone or no longer complete, so the cache
+    neither grows forever nor outlives its run."""
+    wanted = {cache / folder.relative_to(raw_dir) for folder in kept}
+    for slot in sorted({p.parent for p in cache.rglob("*") if p.is_file()}):
+        if slot not in wanted and slot.is_dir():
+            shutil.rmtree(slot)
+
+
+def write(table: Any, target: Path) -> None:
+    import pyarrow.parquet as pq
+
+    tmp = target.with_suffix(".tmp")
+    pq.write_table(table, tmp)
+    tmp.rename(target)
+
+
+def tidy(raw_dir: Path, out: Path) -> Outcome:
+    """Write OUT/runs.parquet, OUT/samples.parquet and OUT/skipped.parquet from RAW_DIR."""
+    import pyarrow as pa
+
+    raw_dir, out = raw_dir.resolve(), out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    cache = out / CACHE
+    outcome = Outcome()
+    runs, samples, complete = [], [], []
+    seen: dict[tuple[str, str, str], Path] = {}
+    for folder in run_folders(raw_dir):
+        if folder.is_relative_to(cache):
+            continue
+        problems = runfolder.manifest_problems(folder)
+        if problems:
+            skip(outcome, folder, "incomplete", problems[0])
+            continue
+        complete.append(folder)
+        try:
+            run_table, sample_table = parse_cached(folder, raw_dir, cache, outcome)
+        except ConfigError as error:  # ParseError included
+            skip(outcome, folder, "unusable", str(error))
+            continue
+        ids = tuple(run_table.column(name)[0].as_py() for name in ("campaign", "host", "run_id"))
+        if ids in seen:
+            skip(outcome, folder, "duplicate", f"{folder}: same run as {seen[ids]}")
+            continue
+        seen[ids] = folder
+        runs.append(run_table)
+        samples.append(sample_table)
+    if cache.is_dir():
+        prune(cache, raw_dir, complete)
+    tables = {
+        "runs": pa.concat_tables(runs) if runs else arrow_schema(RUNS_COLUMNS).empty_table(),
+        "samples": (pa.concat_tables(samples) if samples
+                    else arrow_schema(SAMPLES_COLUMNS).empty_table()),
+        "skipped": to_table(outcome.skipped, SKIPPED_COLUMNS),
+    }
+    for name, table in tables.items():
+        write(table, out / f"{name}.parquet")
+        outcome.rows[name] = table.num_rows
+    return outcome

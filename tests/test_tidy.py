@@ -1,0 +1,320 @@
+"""`journalbench tidy` end to end: run folders -> parquet tables, shares, skips, the cache."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fixtures.assemble import MB, make_run, sample_lines, tenant
+
+from conftest import REPO
+from journalbench import cli, tidy
+from journalbench.parse import rows as parse_rows
+from journalbench.runfolder import write_manifest
+
+A, B = "/journalbench/devbox/a", "/journalbench/devbox/b"
+HIGH = {"tool": "fio", "preset": "high-fsync"}
+NONE = {"tool": "fio", "preset": "no-fsync"}
+
+
+def shared_journal(root: Path, repetition: int = 1) -> Path:
+    """a (70%) beside b (30%) on one ext4: the shared jbd2 sits in the root cgroup."""
+    return make_run(
+        root, "shared-journal", [tenant("a", 700, HIGH), tenant("b", 300, NONE)],
+        {"fio-a.json": "fio/traced-fsync5-jsonplus.json",
+         "fio-b.json": "fio/traced-nofsync-jsonplus.json"},
+        sample_lines({"a": [6 * MB, 4 * MB], "b": [2 * MB, 3 * MB]}, {"a": 700, "b": 300},
+                     {"a": A, "b": B},
+                     [{"name": "jbd2/loop7-8", "tenant": None, "cgroup": "/",
+                       "bytes": [1 * MB, 4 * MB]}]),
+        repetition=repetition)
+
+
+def journal_accounted(root: Path) -> Path:
+    """Each tenant's jbd2 in its cgroup; a's is moved in only for the second interval."""
+    return make_run(
+        root, "journal-accounted", [tenant("a", 700, HIGH), tenant("b", 300, HIGH)],
+        {"fio-a.json": "fio/traced-fsync5-jsonplus.json",
+         "fio-b.json": "fio/seqwrite-fsync5-jsonplus.json"},
+        sample_lines({"a": [6 * MB, 4 * MB], "b": [2 * MB, 3 * MB]}, {"a": 700, "b": 300},
+                     {"a": A, "b": B},
+                     [{"name": "jbd2/loop7p1-8", "tenant": "a", "cgroup": ["/", A],
+                       "bytes": [1 * MB, 1 * MB]},
+                      {"name": "jbd2/loop7p2-8", "tenant": "b", "cgroup": B,
+                       "bytes": [MB // 2, MB // 2]}]))
+
+
+def vm_alone(root: Path) -> Path:
+    return make_run(
+        root, "vm", [tenant("a", 100, {"tool": "fio", "preset": "seqwrite-64k"})],
+        {"fio-a.json": "fio/two-jobs-normal-json.out"},
+        sample_lines({"a": [5 * MB, 5 * MB, 5 * MB]}, {"a": 100}, {"a": A}, []))
+
+
+def databases(root: Path) -> Path:
+    """sysbench traced by fsync.bt beside YCSB without a trace, per-container journals."""
+    return make_run(
+        root, "per-container-journal",
+        [tenant("db", 700, {"tool": "sysbench"}), tenant("kv", 300, {"tool": "ycsb"})],
+        {"sysbench-db.log": "sysbench/oltp_insert-t2-interval1-traced.log",
+         "fsync-db.txt": "fsync/mariadbd-sysbench-pid.txt",
+         "ycsb-kv.log": "ycsb/load-hdrhistogram-status.log"},
+        sample_lines({"db": [3 * MB, 3 * MB], "kv": [MB, MB]}, {"db": 700, "kv": 300},
+                     {"db": A, "kv": B},
+                     [{"name": "jbd2/loop7p1-8", "tenant": "db", "cgroup": "/",
+                       "bytes": [MB, MB]}]))
+
+
+def raw_fio(path: Path) -> dict:
+    text = path.read_text()
+    return json.JSONDecoder().raw_decode(text, text.index("{"))[0]
+
+
+@pytest.fixture
+def raw(tmp_path: Path) -> Path:
+    root = tmp_path / "raw"
+    shared_journal(root)
+    journal_accounted(root)
+    vm_alone(root)
+    databases(root)
+    return root
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every folder parse_run is called on, in order."""
+    calls: list[Path] = []
+    real = parse_rows.parse_run
+
+    def counting(folder: Path) -> tuple[list, list]:
+        calls.append(Path(folder))
+        return real(folder)
+
+    monkeypatch.setattr(parse_rows, "parse_run", counting)
+    return calls
+
+
+def tables(out: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    return tuple(pd.read_parquet(out / f"{name}.parquet")
+                 for name in ("runs", "samples", "skipped"))
+
+
+def test_shares_by_hand(raw: Path, tmp_path: Path) -> None:
+    tidy.tidy(raw, tmp_path / "out")
+    runs, _, skipped = tables(tmp_path / "out")
+    assert skipped.empty
+    row = runs.set_index(["arm", "tenant"]).loc
+
+    # shared journal: cgroups a=10 MB, b=5 MB; shared jbd2 5 MB; total 20 MB
+    assert row[("shared-journal", "a"), "achieved_share"] == pytest.approx(10 / 15)
+    assert row[("shared-journal", "a"), "own_share"] == pytest.approx(10 / 20)
+    assert row[("shared-journal", "a"), "jbd2_charged_share"] == pytest.approx(10 / 20)
+    assert row[("shared-journal", "b"), "own_share"] == pytest.approx(5 / 20)
+    assert row[("shared-journal", "b"), "shared_jbd2_share"] == pytest.approx(5 / 20)
+    assert row[("shared-journal", "a"), "target_share"] == pytest.approx(0.7)
+    assert row[("shared-journal", "a"), "neighbour"] == "no-fsync"
+    assert row[("shared-journal", "b"), "neighbour"] == "high-fsync"
+
+    # accounted: a's cgroup 10 MB holds its jbd2 (1 MB) only in second 2 -> own 9, jbd2 2;
+    # b's cgroup 5 MB holds its jbd2 (1 MB) throughout -> own 4, jbd2 1; total 9+4+2+1 = 16
+    assert row[("journal-accounted", "a"), "achieved_share"] == pytest.approx(10 / 15)
+    assert row[("journal-accounted", "a"), "own_bytes"] == 9 * MB
+    assert row[("journal-accounted", "a"), "jbd2_bytes"] == 2 * MB
+    assert row[("journal-accounted", "a"), "own_share"] == pytest.approx(9 / 16)
+    assert row[("journal-accounted", "a"), "jbd2_charged_share"] == pytest.approx(11 / 16)
+    assert row[("journal-accounted", "b"), "jbd2_charged_share"] == pytest.approx(5 / 16)
+    assert row[("journal-accounted", "b"), "shared_jbd2_share"] == 0
+
+    # one VM alone: everything is its own
+    vm = runs[runs.arm == "vm"].iloc[0]
+    assert (vm.neighbour, vm.n_tenants, vm.virt_accel) == ("alone", 1, "kvm")
+    assert vm.achieved_share == vm.own_share == vm.jbd2_charged_share == 1
+    assert vm.disk_mb_s == pytest.approx(5.0)
+
+    for _, group in runs.groupby("run_id"):
+        assert group.achieved_share.sum() == pytest.approx(1)
+        parts = group.own_share.sum() + group.jbd2_share.sum() + group.shared_jbd2_share.iloc[0]
+        assert parts == pytest.approx(1)
+
+
+def test_fio_figures_match_fios_json(raw: Path, tmp_path: Path) -> None:
+    tidy.tidy(raw, tmp_path / "out")
+    runs, _, _ = tables(tmp_path / "out")
+    fio_rows = runs[runs.tool == "fio"]
+    assert len(fio_rows) == 5
+    for _, row in fio_rows.iterrows():
+        folder = next(raw.rglob(row.run_id))
+        jobs = raw_fio(folder / f"fio-{row.tenant}.json")["jobs"]
+        directions = [job[d] for job in jobs for d in ("read", "write", "trim")]
+        assert row.throughput_mb_s == pytest.approx(sum(d["bw_bytes"] for d in directions) / 1e6)
+        assert row.iops == pytest.approx(sum(d["iops"] for d in directions))
+        assert row.fsync_count == sum(job["sync"]["lat_ns"]["N"] for job in jobs)
+        assert row.tool_version == "fio-3.33" and row.fsync_source == "fio"
+        if row.fsync_count:
+            (job,) = jobs
+            lat = job["sync"]["lat_ns"]
+            assert row.fsync_lat_mean_ms == pytest.approx(lat["mean"] / 1e6)
+            assert row.fsync_lat_p50_ms == pytest.approx(lat["percentile"]["50.000000"] / 1e6)
+            assert row.fsync_lat_p99_ms == pytest.approx(lat["percentile"]["99.000000"] / 1e6)
+            assert row.fsync_per_s == pytest.approx(lat["N"] / (job["job_runtime"] / 1000))
+        else:
+            # no fsync: latency is not applicable, and must not read as 0 ms
+            assert pd.isna(row.fsync_lat_mean_ms) and pd.isna(row.fsync_lat_p99_ms)
+
+
+def test_database_tenants(raw: Path, tmp_path: Path) -> None:
+    tidy.tidy(raw, tmp_path / "out")
+    runs, _, _ = tables(tmp_path / "out")
+    db = runs[runs.tenant == "db"].iloc[0]
+    assert (db.tool, db.workload, db.ops_s, db.failed_ops) == ("sysbench", "sysbench", 5450.03, 0)
+    assert db.fsync_source == "bpftrace" and db.fsync_count == 16245
+    assert db.fsync_lat_mean_ms == pytest.approx(1028151799 / 16245 / 1e6)
+    assert pd.isna(db.throughput_mb_s) and pd.isna(db.preset) and pd.isna(db.bs)
+    kv = runs[runs.tenant == "kv"].iloc[0]
+    assert kv.ops_s == pytest.approx(996.6777408637873) and kv.tool_runtime_s == 3.01
+    # no fsync trace for kv: every fsync column says "not traced", none says 0
+    assert pd.isna(kv.fsync_source) and pd.isna(kv.fsync_count) and pd.isna(kv.fsync_per_s)
+    # db's jbd2 stays in the root cgroup: it is db's journal, not charged by its cgroup
+    assert db.jbd2_bytes == 2 * MB and db.own_bytes == db.cgroup_bytes == 6 * MB
+    assert db.jbd2_charged_share == pytest.approx(8 / 10)
+
+
+def test_samples_table(raw: Path, tmp_path: Path) -> None:
+    tidy.tidy(raw, tmp_path / "out")
+    runs, samples, _ = tables(tmp_path / "out")
+    run_id = runs[runs.arm == "journal-accounted"].run_id.iloc[0]
+    run = samples[samples.run_id == run_id].set_index(["t", "source"])
+    assert len(run) == 2 * 5  # 2 seconds x (2 tenants, 2 jbd2, 1 device)
+    # second 1: a's jbd2 still in the root cgroup -> not subtracted; second 2: subtracted
+    assert run.loc[(1.0, "a"), "own_bytes"] == 6 * MB
+    assert run.loc[(2.0, "a"), "own_bytes"] == 3 * MB
+    assert run.loc[(1.0, "jbd2/loop7p1-8"), "tenant"] == "a"
+    assert run.loc[(1.0, "jbd2/loop7p1-8"), "cgroup"] == "/"
+    # device second 1: a 6 + b 2 + a's jbd2 outside any tenant cgroup 1 = 9 MB
+    assert run.loc[(1.0, "a"), "device_share"] == pytest.approx(6 / 9)
+    assert run.loc[(1.0, "loop7"), "device_share"] == 1
+    assert pd.isna(run.loc[(1.0, "loop7"), "own_bytes"])
+    assert run.loc[(2.0, "b"), "mb_s"] == pytest.approx(3.0)
+    assert set(samples.kind) == {"tenant", "jbd2", "device"}
+
+
+def test_incomplete_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    no_manifest = shared_journal(raw, repetition=2)
+    (no_manifest / "MANIFEST.json").unlink()
+    tampered = shared_journal(raw, repetition=3)
+    with (tampered / "fio-a.json").open("a") as handle:
+        handle.write("\n")
+    truncated = shared_journal(raw, repetition=4)
+    text = (truncated / "fio-a.json").read_text()
+    (truncated / "fio-a.json").write_text(text[: len(text) // 2])
+    write_manifest(truncated)  # a complete folder whose fio output is cut: unusable
+
+    assert cli.main(["tidy", str(raw), "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    skipped_lines = [line for line in err if " run skipped: " in line]
+    assert len(skipped_lines) == 3
+    assert any(str(no_manifest) in line and "no MANIFEST.json" in line for line in skipped_lines)
+    assert any(f"{tampered}/fio-a.json: sha256" in line for line in skipped_lines)
+    assert any(re.search(rf"{truncated}/fio-a.json:\d+: truncated", line)
+               for line in skipped_lines)
+    runs, _, skipped = tables(tmp_path / "out")
+    assert runs.run_id.nunique() == 4
+    assert sorted(skipped.status) == ["incomplete", "incomplete", "unusable"]
+    assert not set(runs.run_id) & {f.name for f in (no_manifest, tampered, truncated)}
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    (lambda f: (f / "io-samples.jsonl").write_text('{"t": 1.0'), "io-samples.jsonl:1:"),
+    (lambda f: (f / "host.json").write_text('{"hostname": "x"}'), "virt_accel"),
+    (lambda f: (f / "fio-b.json").unlink(), "fio-b.json: file not found"),
+])
+def test_damaged_run_is_unusable(tmp_path: Path, damage, words: str) -> None:
+    folder = shared_journal(tmp_path / "raw")
+    damage(folder)
+    write_manifest(folder)
+    outcome = tidy.tidy(tmp_path / "raw", tmp_path / "out")
+    (skipped,) = outcome.skipped
+    assert skipped["status"] == "unusable" and words in skipped["reason"]
+    assert outcome.rows["runs"] == 0
+
+
+def test_incremental_parses_only_new_runs(raw: Path, tmp_path: Path,
+                                          parses: list[Path]) -> None:
+    out = tmp_path / "out"
+    first = tidy.tidy(raw, out)
+    assert len(parses) == len(first.parsed) == 4
+    before = pd.read_parquet(out / "runs.parquet")
+
+    again = tidy.tidy(raw, out)
+    assert len(parses) == 4 and len(again.cached) == 4 and not again.parsed
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "runs.parquet"), before)
+
+    new = shared_journal(raw, repetition=2)
+    third = tidy.tidy(raw, out)
+    assert parses[4:] == [new] and third.parsed == [new]
+    assert pd.read_parquet(out / "runs.parquet").run_id.nunique() == 5
+
+
+def test_unusable_run_is_not_parsed_again(tmp_path: Path, parses: list[Path]) -> None:
+    folder = shared_journal(tmp_path / "raw")
+    (folder / "fio-a.json").write_text("fio: no such file\n")
+    write_manifest(folder)
+    first = tidy.tidy(tmp_path / "raw", tmp_path / "out")
+    second = tidy.tidy(tmp_path / "raw", tmp_path / "out")
+    assert len(parses) == 1
+    assert first.skipped == second.skipped
+
+
+def test_changed_or_removed_run_leaves_the_cache(raw: Path, tmp_path: Path,
+                                                 parses: list[Path]) -> None:
+    out = tmp_path / "out"
+    tidy.tidy(raw, out)
+    vm = next(p.parent for p in raw.rglob("spec.json") if p.parent.name.startswith("vm-"))
+    (vm / "run.log").write_text("rewritten\n")
+    write_manifest(vm)  # a new manifest: the run's cached rows no longer apply
+    tidy.tidy(raw, out)
+    assert parses[4:] == [vm]
+    assert len(list((out / "cache").rglob(f"{vm.name}/*.parquet"))) == 2
+
+    shutil.rmtree(vm)
+    tidy.tidy(raw, out)
+    assert not list((out / "cache").rglob(f"{vm.name}*"))
+    assert "vm" not in set(pd.read_parquet(out / "runs.parquet").arm)
+
+
+def test_empty_raw_dir_gives_empty_tables_with_schema(tmp_path: Path) -> None:
+    (tmp_path / "raw").mkdir()
+    tidy.tidy(tmp_path / "raw", tmp_path / "out")
+    runs, samples, skipped = tables(tmp_path / "out")
+    assert runs.empty and list(runs.columns) == [name for name, _ in tidy.RUNS_COLUMNS]
+    assert list(samples.columns) == [name for name, _ in tidy.SAMPLES_COLUMNS]
+
+
+def test_missing_raw_dir_is_a_one_line_error(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["tidy", str(tmp_path / "nope"), "--out", str(tmp_path / "out")]) == 2
+    expected = f"journalbench: error: {tmp_path / 'nope'}: no such directory\n"
+    assert capsys.readouterr().err == expected
+
+
+def test_schema_md_documents_every_column() -> None:
+    text = (REPO / "data" / "SCHEMA.md").read_text()
+    for table, columns in tidy.TABLES.items():
+        section = text.split(f"## `{table}.parquet`")[1].split("\n## ")[0]
+        documented = re.findall(r"^\| `([a-z0-9_]+)` \| (\w+) \|", section, re.MULTILINE)
+        assert documented == list(columns), table
+
+
+def test_tidy_module_imports_no_heavy_packages() -> None:
+    # cli.py imports every command module at start-up, also inside the agent bundle
+    code = ("import sys, journalbench.tidy, journalbench.cli; "
+            "heavy = {'pandas', 'pyarrow', 'numpy', 'scipy'} & set(sys.modules); "
+            "assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,264 @@
+"""One complete run folder -> the rows it contributes to runs.parquet and samples.parquet.
+
+Column meanings are documented in data/SCHEMA.md. Plain dicts of Python numbers, so the
+tables can be built by whatever writes them (tidy uses pyarrow).
+
+Disk shares. A `tenant` sample counts what the tenant's cgroup was charged; in a
+journal-accounted run that includes the tenant's jbd2 thread, which sits in its cgroup. So
+  own bytes      = cgroup bytes - bytes of jbd2 threads sitting in that cgroup (per interval)
+  jbd2 bytes     = bytes of the jbd2 thread(s) journalling the tenant's volume
+  total          = sum of own bytes over tenants + bytes of every jbd2 thread
+  achieved_share = cgroup bytes / sum of cgroup bytes over tenants (what the weights divided)
+  own_share = own / total, jbd2_charged_share = (own + jbd2) / total, jbd2_share = jbd2 / total
+A shared journal's jbd2 (tenant null) is charged to no tenant: shared_jbd2_share = its / total.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.parse import ParseError, problem
+from journalbench.parse.fio import parse_fio, summarise
+from journalbench.parse.fsync import parse_fsync
+from journalbench.parse.samples import Sample, parse_samples
+from journalbench.parse.sysbench import parse_sysbench
+from journalbench.parse.ycsb import failed_operations, parse_ycsb
+
+MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
+VIRT_ACCEL = ("kvm", "tcg")
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise problem(path, "file not found") from None
+    except json.JSONDecodeError as error:
+        raise problem(path, f"not valid JSON ({error.msg})", error.lineno) from None
+    if not isinstance(data, dict):
+        raise problem(path, "not a JSON object")
+    return data
+
+
+def read_spec(folder: Path) -> dict[str, Any]:
+    from journalbench.schemas import validate  # jsonschema: not needed by the other parsers
+
+    path = folder / runfolder.SPEC
+    spec = read_json(path)
+    validate(spec, "run-spec", str(path))
+    for key in ("run_id", "campaign", "host"):
+        if not isinstance(spec.get(key), str) or not spec[key]:
+            raise problem(path, f"no '{key}' (the agent adds it)")
+    if spec["run_id"] != runfolder.run_id(spec):
+        raise problem(path, f"run_id {spec['run_id']} does not match the spec's hash "
+                            f"{runfolder.run_id(spec)} (spec edited after the run?)")
+    return spec
+
+
+def need(data: dict[str, Any], dotted: str, path: Path, kinds: type | tuple[type, ...]) -> Any:
+    value: Any = data
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise problem(path, f"no '{dotted}'")
+        value = value[part]
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise problem(path, f"'{dotted}' is {value!r}, not {getattr(kinds, '__name__', kinds)}")
+    return value
+
+
+def host_columns(folder: Path, arm: str) -> dict[str, Any]:
+    path = folder / runfolder.HOST
+    host = read_json(path)
+    if "virt_accel" not in host:
+        raise problem(path, "no 'virt_accel' (null for containers, kvm/tcg for VMs)")
+    accel = host["virt_accel"]
+    if arm == "vm" and accel not in VIRT_ACCEL:
+        raise problem(path, f"virt_accel is {accel!r} in a vm run (expected kvm or tcg)")
+    if arm != "vm" and accel is not None:
+        raise problem(path, f"virt_accel is {accel!r} in a {arm} run (expected null)")
+    number = (int, float)
+    return {
+        "hostname": need(host, "hostname", path, str),
+        "kernel": need(host, "kernel", path, str),
+        "cgroup_version": int(need(host, "cgroup_version", path, (int, str))),
+        "scheduler": need(host, "scheduler", path, str),
+        "device_kind": need(host, "device.kind", path, str),
+        "device_fsync_lat_ms": float(need(host, "device_fsync_lat_ms.mean", path, number)),
+        "device_fsync_lat_p50_ms": float(need(host, "device_fsync_lat_ms.p50", path, number)),
+        "device_fsync_lat_p99_ms": float(need(host, "device_fsync_lat_ms.p99", path, number)),
+        "virt_accel": accel,
+    }
+
+
+def workload_name(workload: dict[str, Any]) -> str:
+    return workload.get("preset") or workload["tool"]
+
+
+def ms(ns: float | None) -> float | None:
+    return ns / 1e6 if ns is not None else None
+
+
+def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[str, Any]:
+    """Throughput and fsync figures from the tenant's own tool output (and fsync trace)."""
+    tool = workload["tool"]
+    if tool == "fio":
+        fio = summarise(parse_fio(folder / runfolder.fio_file(tenant)))
+        return {
+            "tool_version": fio.version, "tool_runtime_s": fio.runtime_s,
+            "bs": fio.bs or workload.get("bs"),
+            "throughput_mb_s": fio.bw_bytes / MB, "iops": fio.iops,
+            "ops_s": None, "failed_ops": None,
+            "fsync_source": "fio", "fsync_count": fio.fsync_count,
+            "fsync_per_s": fio.fsync_per_s, "fsync_lat_mean_ms": ms(fio.fsync_mean_ns),
+            "fsync_lat_p50_ms": ms(fio.fsync_p50_ns), "fsync_lat_p99_ms": ms(fio.fsync_p99_ns),
+        }
+    if tool == "sysbench":
+        bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
+        row = {"tool_version": f"sysbench {bench.version}", "tool_runtime_s": bench.total_time_s,
+               "ops_s": bench.tps, "failed_ops": bench.ignored_errors}
+    else:
+        ycsb = parse_ycsb(folder / runfolder.ycsb_file(tenant))
+        row = {"tool_version": f"ycsb {ycsb.version}", "tool_runtime_s": ycsb.runtime_ms / 1000,
+               "ops_s": ycsb.throughput_ops_s, "failed_ops": failed_operations(ycsb)}
+    row.update({"bs": None, "throughput_mb_s": None, "iops": None})
+    trace = folder / runfolder.fsync_file(tenant)
+    if trace.is_file():
+        fsync = parse_fsync(trace)
+        row.update({
+            "fsync_source": "bpftrace", "fsync_count": fsync.count, "fsync_per_s": fsync.per_s,
+            "fsync_lat_mean_ms": ms(fsync.mean_ns),
+            "fsync_lat_p50_ms": ms(fsync.percentile_ns(50)),
+            "fsync_lat_p99_ms": ms(fsync.percentile_ns(99)),
+        })
+    else:
+        row.update({"fsync_source": None, "fsync_count": None, "fsync_per_s": None,
+                    "fsync_lat_mean_ms": None, "fsync_lat_p50_ms": None,
+                    "fsync_lat_p99_ms": None})
+    return row
+
+
+def same_cgroup(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and a.strip("/") == b.strip("/")
+
+
+def own_bytes_by_line(samples: list[Sample]) -> dict[int, int]:
+    """For every tenant line (by index): its cgroup bytes minus the bytes of jbd2 threads that
+    sat in the same cgroup during the same interval."""
+    journals: dict[float, list[Sample]] = defaultdict(list)
+    for sample in samples:
+        if sample.kind == "jbd2":
+            journals[sample.t].append(sample)
+    return {
+        index: sample.bytes - sum(j.bytes for j in journals[sample.t]
+                                  if same_cgroup(j.cgroup, sample.cgroup))
+        for index, sample in enumerate(samples) if sample.kind == "tenant"
+    }
+
+
+def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[str, dict]:
+    """Whole-run bytes and shares per tenant (see the module docstring)."""
+    own_by_line = own_bytes_by_line(samples)
+    cgroup = dict.fromkeys(tenants, 0)
+    own = dict.fromkeys(tenants, 0)
+    jbd2 = dict.fromkeys(tenants, 0)
+    seconds = dict.fromkeys(tenants, 0.0)
+    shared = 0
+    for index, sample in enumerate(samples):
+        if sample.kind == "tenant":
+            if sample.source not in cgroup:
+                raise problem(path, f"samples of tenant {sample.source!r}, not in spec.json")
+            cgroup[sample.source] += sample.bytes
+            own[sample.source] += own_by_line[index]
+            seconds[sample.source] += sample.dt
+        elif sample.kind == "jbd2":
+            if sample.tenant is None:
+                shared += sample.bytes
+            elif sample.tenant in jbd2:
+                jbd2[sample.tenant] += sample.bytes
+            else:
+                raise problem(path, f"jbd2 {sample.source} journals tenant {sample.tenant!r}, "
+                                    "not in spec.json")
+    for tenant in tenants:
+        if seconds[tenant] == 0:
+            raise problem(path, f"no samples of tenant {tenant!r}")
+        if own[tenant] < 0:
+            raise problem(path, f"tenant {tenant!r}: jbd2 bytes in its cgroup exceed the "
+                                f"cgroup's own bytes ({own[tenant]} left): inconsistent samples")
+    total = sum(own.values()) + sum(jbd2.values()) + shared
+    charged = sum(cgroup.values())
+    if total == 0 or charged == 0:
+        raise problem(path, "no tenant or journal I/O in the whole run: shares undefined")
+    return {
+        tenant: {
+            "cgroup_bytes": cgroup[tenant], "own_bytes": own[tenant],
+            "jbd2_bytes": jbd2[tenant],
+            "disk_mb_s": cgroup[tenant] / seconds[tenant] / MB,
+            "achieved_share": cgroup[tenant] / charged,
+            "own_share": own[tenant] / total,
+            "jbd2_share": jbd2[tenant] / total,
+            "jbd2_charged_share": (own[tenant] + jbd2[tenant]) / total,
+            "shared_jbd2_share": shared / total,
+        }
+        for tenant in tenants
+    }
+
+
+def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[dict[str, Any]]:
+    device: dict[float, int] = {}
+    for sample in samples:
+        if sample.kind == "device":
+            device[sample.t] = device.get(sample.t, 0) + sample.bytes
+    own_by_line = own_bytes_by_line(samples)
+    rows = []
+    for index, sample in enumerate(samples):
+        if sample.t not in device:
+            raise problem(path, f"no device line for the interval ending at t={sample.t}")
+        rows.append({
+            **ids, "t": sample.t, "dt": sample.dt, "kind": sample.kind, "source": sample.source,
+            "tenant": sample.source if sample.kind == "tenant" else sample.tenant,
+            "cgroup": sample.cgroup,
+            "read_bytes": sample.read_bytes, "write_bytes": sample.write_bytes,
+            "bytes": sample.bytes, "ios": sample.read_ios + sample.write_ios,
+            "own_bytes": own_by_line.get(index),
+            "mb_s": sample.bytes / sample.dt / MB if sample.dt > 0 else None,
+            "device_share": sample.bytes / device[sample.t] if device[sample.t] else None,
+        })
+    return rows
+
+
+def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(runs rows, samples rows) of one complete run folder; ParseError if anything in it is
+    missing, truncated or inconsistent, naming the file."""
+    folder = Path(folder)
+    spec = read_spec(folder)
+    host = host_columns(folder, spec["arm"])
+    samples_path = folder / runfolder.SAMPLES
+    samples = parse_samples(samples_path)
+    tenants = spec["tenants"]
+    names = [t["name"] for t in tenants]
+    shares = share_columns(samples_path, samples, names)
+    total_weight = sum(t["weight"] for t in tenants)
+    ids = {"campaign": spec["campaign"], "host": spec["host"], "run_id": spec["run_id"],
+           "arm": spec["arm"]}
+    runs = []
+    for tenant in tenants:
+        workload = tenant["workload"]
+        others = sorted(workload_name(t["workload"]) for t in tenants if t is not tenant)
+        runs.append({
+            **ids, "repetition": spec["repetition"], "duration_s": spec["duration_s"],
+            "n_tenants": len(tenants), "tenant": tenant["name"], "weight": tenant["weight"],
+            "target_share": tenant["weight"] / total_weight, "tool": workload["tool"],
+            "preset": workload.get("preset"), "workload": workload_name(workload),
+            "neighbour": "+".join(others) if others else "alone",
+            **tool_columns(folder, tenant["name"], workload),
+            **shares[tenant["name"]],
+            **host,
+        })
+    return runs, sample_rows(samples_path, ids, samples)
+
+
+__all__ = ["ParseError", "parse_run"]
