@@ -332,7 +332,8 @@ class LocalTransport(Transport):
             _killpg(proc)
             raise
         for reader in readers:
-            reader.join()
+            # A daemon the command started may hold the pipes open; don't wait for it.
+            reader.join(timeout=5)
         streams.finish()
         rc = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
         return Result(
@@ -567,6 +568,7 @@ class SSHTransport(Transport):
         deadline = None if timeout is None else started + timeout
         selector = selectors.DefaultSelector()
         selector.register(channel.fileno(), selectors.EVENT_READ)
+        drain_until = 0.0
         try:
             while True:
                 got = False
@@ -580,10 +582,17 @@ class SSHTransport(Transport):
                 while channel.recv_stderr_ready():
                     streams.feed("stderr", channel.recv_stderr(65536))
                     got = True
+                # sshd may send the exit status before the last output; EOF comes after
+                # both streams are drained. A daemon the command left holding the streams
+                # would keep EOF away for ever, so wait for it only briefly.
                 if channel.exit_status_ready() and not (
                     channel.recv_ready() or channel.recv_stderr_ready()
                 ):
-                    break
+                    if channel.eof_received or channel.closed:
+                        break
+                    drain_until = drain_until or time.monotonic() + 2.0
+                    if time.monotonic() > drain_until:
+                        break
                 if not ssh_transport.is_active():
                     break
                 if deadline is not None and time.monotonic() > deadline:
