@@ -241,7 +241,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path,
                          f"run `journalbench teardown --host {host['name']}` first")
     backend = cgroups.detect()
     device = prepare_device(host)
-    bfq = disk.set_bfq(device, host["bfq"])
+    bfq = disk.set_bfq(device, {**host["bfq"], **spec.get("bfq", {})})
     fsync = disk.measure_fsync(device)
     log.info("device %s fsync latency %.3f ms (mean)", device.path, fsync["mean"])
     layout = arms.build(spec["arm"], device, root / "mnt", spec["tenants"])
