@@ -144,6 +144,9 @@ def test_isolation_table() -> None:
     assert table.loc[("r1", "b"), "achieved_jain"] == pytest.approx(1)
     assert table.loc[("r2", "b"), "achieved_jain"] == pytest.approx(0.862069, abs=1e-6)
     assert np.isnan(table.loc[("alone1", "a"), "achieved_jain"])  # one tenant: no fairness
+    # own shares 0.56/0.24 of 0.7/0.3 targets: x = (0.8, 0.8), perfectly even
+    assert table.loc[("r1", "a"), "own_deviation"] == pytest.approx(0.56 - 0.7)
+    assert table.loc[("r1", "a"), "own_jain"] == pytest.approx(1)
 
 
 def test_slowdowns_against_standalone() -> None:

@@ -179,13 +179,15 @@ def slowdown(alone: float, together: float) -> float:
 
 # -- on the tidy tables ------------------------------------------------------------------------
 
-SHARE_COLUMNS = {"achieved": "achieved_share", "jbd2_charged": "jbd2_charged_share"}
+SHARE_COLUMNS = {"achieved": "achieved_share", "own": "own_share",
+                 "jbd2_charged": "jbd2_charged_share"}
 
 
 def isolation(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per run and tenant: deviation from the target share, counting the tenant's bytes as its
-    cgroup saw them (achieved) and with its jbd2 thread's bytes charged to it; and per run,
-    Jain's index of both."""
+    """Per run and tenant: deviation from the target share of the tenant's bytes as its cgroup
+    was charged (achieved), without any journal bytes (own) and with its own jbd2 thread's
+    bytes charged to it (jbd2_charged), see data/SCHEMA.md; and per run, Jain's index of each.
+    Jain's index is NaN for a run with one tenant: there is no split to judge."""
     out = runs[["campaign", "host", "run_id", "arm", "tenant", "weight", "target_share",
                 "achieved_share", "own_share", "jbd2_charged_share"]].copy()
     for label, column in SHARE_COLUMNS.items():
