@@ -23,7 +23,7 @@ HIGH = {"tool": "fio", "preset": "high-fsync"}
 NONE = {"tool": "fio", "preset": "no-fsync"}
 
 
-def shared_journal(root: Path, repetition: int = 1) -> Path:
+def shared_journal(root: Path, repetition: int = 1, campaign: str | None = "assembled") -> Path:
     """a (70%) beside b (30%) on one ext4: the shared jbd2 sits in the root cgroup."""
     return make_run(
         root, "shared-journal", [tenant("a", 700, HIGH), tenant("b", 300, NONE)],
@@ -33,7 +33,7 @@ def shared_journal(root: Path, repetition: int = 1) -> Path:
                      {"a": A, "b": B},
                      [{"name": "jbd2/loop7-8", "tenant": None, "cgroup": "/",
                        "bytes": [1 * MB, 4 * MB]}]),
-        repetition=repetition)
+        repetition=repetition, campaign=campaign)
 
 
 def journal_accounted(root: Path) -> Path:
@@ -287,6 +287,25 @@ def test_changed_or_removed_run_leaves_the_cache(raw: Path, tmp_path: Path,
     tidy.tidy(raw, out)
     assert not list((out / "cache").rglob(f"{vm.name}*"))
     assert "vm" not in set(pd.read_parquet(out / "runs.parquet").arm)
+
+
+def test_run_made_by_hand_has_no_campaign(tmp_path: Path) -> None:
+    folder = shared_journal(tmp_path / "raw", campaign=None)
+    assert "campaign" not in json.loads((folder / "spec.json").read_text())
+    tidy.tidy(tmp_path / "raw", tmp_path / "out")
+    runs, samples, _ = tables(tmp_path / "out")
+    assert len(runs) == 2 and runs.campaign.isna().all() and samples.campaign.isna().all()
+    assert set(runs.host) == {"devbox"}
+
+
+def test_spec_edited_after_the_run_is_unusable(tmp_path: Path) -> None:
+    folder = shared_journal(tmp_path / "raw")
+    spec = json.loads((folder / "spec.json").read_text())
+    spec["tenants"][0]["weight"] = 900
+    (folder / "spec.json").write_text(json.dumps(spec))
+    write_manifest(folder)
+    (skipped,) = tidy.tidy(tmp_path / "raw", tmp_path / "out").skipped
+    assert skipped["reason"].startswith(f"{folder}/spec.json: run_id ")
 
 
 def test_empty_raw_dir_gives_empty_tables_with_schema(tmp_path: Path) -> None:

@@ -50,9 +50,12 @@ def read_spec(folder: Path) -> dict[str, Any]:
     path = folder / runfolder.SPEC
     spec = read_json(path)
     validate(spec, "run-spec", str(path))
-    for key in ("run_id", "campaign", "host"):
+    for key in ("run_id", "host"):
         if not isinstance(spec.get(key), str) or not spec[key]:
             raise problem(path, f"no '{key}' (the agent adds it)")
+    # a run made by hand (`journalbench run`) belongs to no campaign: its campaign is null
+    if spec.get("campaign") is not None and not isinstance(spec["campaign"], str):
+        raise problem(path, "'campaign' is not a string")
     if spec["run_id"] != runfolder.run_id(spec):
         raise problem(path, f"run_id {spec['run_id']} does not match the spec's hash "
                             f"{runfolder.run_id(spec)} (spec edited after the run?)")
@@ -242,7 +245,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
     names = [t["name"] for t in tenants]
     shares = share_columns(samples_path, samples, names)
     total_weight = sum(t["weight"] for t in tenants)
-    ids = {"campaign": spec["campaign"], "host": spec["host"], "run_id": spec["run_id"],
+    ids = {"campaign": spec.get("campaign"), "host": spec["host"], "run_id": spec["run_id"],
            "arm": spec["arm"]}
     runs = []
     for tenant in tenants:
