@@ -337,3 +337,46 @@ def test_tidy_module_imports_no_heavy_packages() -> None:
             "heavy = {'pandas', 'pyarrow', 'numpy', 'scipy'} & set(sys.modules); "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- the agent's own run folders ------------------------------------------------------------
+
+AGENT_RUNS = Path(__file__).resolve().parent / "fixtures" / "runs"
+
+
+def check_agent_runs(raw: Path, out: Path) -> pd.DataFrame:
+    """tidy on real run folders: nothing skipped, and every figure traceable to the files."""
+    outcome = tidy.tidy(raw, out)
+    assert not outcome.skipped, outcome.skipped
+    runs, samples, _ = tables(out)
+    assert len(runs) and len(samples)
+    for _, row in runs.iterrows():
+        folder = next(p.parent for p in raw.rglob("spec.json")
+                      if json.loads(p.read_text())["run_id"] == row.run_id)
+        lines = [json.loads(line) for line in (folder / "io-samples.jsonl").read_text().split("\n")
+                 if line]
+        mine = [s for s in lines if s["kind"] == "tenant" and s["source"] == row.tenant]
+        assert row.cgroup_bytes == sum(s["read_bytes"] + s["write_bytes"] for s in mine)
+        assert len(samples[samples.run_id == row.run_id]) == len(lines)
+        if row.tool != "fio":
+            continue
+        jobs = raw_fio(folder / f"fio-{row.tenant}.json")["jobs"]
+        directions = [job[d] for job in jobs for d in ("read", "write", "trim")]
+        assert row.throughput_mb_s == pytest.approx(sum(d["bw_bytes"] for d in directions) / 1e6)
+        assert row.iops == pytest.approx(sum(d["iops"] for d in directions))
+        assert row.fsync_count == sum(job["sync"]["lat_ns"]["N"] for job in jobs)
+        if len(jobs) == 1 and row.fsync_count:
+            lat = jobs[0]["sync"]["lat_ns"]
+            assert row.fsync_lat_mean_ms == pytest.approx(lat["mean"] / 1e6)
+            assert row.fsync_lat_p50_ms == pytest.approx(lat["percentile"]["50.000000"] / 1e6)
+            assert row.fsync_lat_p99_ms == pytest.approx(lat["percentile"]["99.000000"] / 1e6)
+        # the cgroup saw the tenant's direct I/O: same order of magnitude as fio's own count
+        # (catches sectors-vs-bytes or cumulative-vs-delta mistakes, not timing differences)
+        if row.arm != "vm" and row.throughput_mb_s > 1:
+            assert 0.5 < row.disk_mb_s / row.throughput_mb_s < 2, row.to_dict()
+    return runs
+
+
+@pytest.mark.skipif(not AGENT_RUNS.is_dir(), reason="no agent run folders in tests/fixtures/runs")
+def test_agent_run_folders_match_their_files(tmp_path: Path) -> None:
+    check_agent_runs(AGENT_RUNS, tmp_path / "out")
