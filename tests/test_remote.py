@@ -1,0 +1,369 @@
+"""remote.py without real runs: the agent bundle, check-host, deploy, the atomic fetch and the
+reaping of a cut-off agent. Real runs over SSH are in test_remote_e2e.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+import sshd
+from sshd import pids_matching
+
+from journalbench import remote, runfolder
+from journalbench.errors import AgentError, ConfigError
+from journalbench.hosts import load_host
+from journalbench.transport import LocalTransport, SSHTransport
+
+pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
+
+PYTHON = "/usr/bin/python3"  # the system python a bare host has: no venv, no site-packages
+
+
+def journalbench_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "journalbench.cli", *args], capture_output=True, text=True
+    )
+
+
+def wait_for(predicate, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {predicate}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the bundle
+
+
+def test_bundle_is_deterministic_and_holds_the_agent():
+    data = remote.bundle_bytes()
+    assert data == remote.bundle_bytes()
+    names = zipfile.ZipFile(__import__("io").BytesIO(data)).namelist()
+    for needed in (
+        "__main__.py",
+        "journalbench/cli.py",
+        "journalbench/errors.py",
+        "journalbench/runfolder.py",
+        "journalbench/agent/commands.py",
+        "journalbench/agent/run.py",
+        "journalbench/agent/workloads/fsync.bt",
+    ):
+        assert needed in names
+    for absent in ("hosts.py", "schemas.py", "transport.py", "campaign.py", "stats.py"):
+        assert f"journalbench/{absent}" not in names
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+
+
+def test_bundle_runs_on_a_bare_python(tmp_path: Path):
+    bundle = remote.build_bundle(tmp_path)
+    assert bundle == remote.build_bundle(tmp_path)  # same sources, same name
+    # -I -S: no site-packages, no PYTHONPATH, no current directory: only the stdlib.
+    version = subprocess.run(
+        [PYTHON, "-I", "-S", str(bundle), "--version"], capture_output=True, text=True, check=True
+    )
+    assert version.stdout.startswith("journalbench ")
+    helptext = subprocess.run(
+        [PYTHON, "-I", "-S", str(bundle), "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "run" in helptext and "teardown" in helptext
+    modules = [
+        n[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+        for n in zipfile.ZipFile(bundle).namelist()
+        if n.startswith("journalbench/") and n.endswith(".py")
+    ]
+    probe = (
+        "import importlib, importlib.resources, sys\n"
+        f"sys.path.insert(0, {str(bundle)!r})\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "bt = importlib.resources.files('journalbench.agent.workloads') / 'fsync.bt'\n"
+        "assert 'fsync' in bt.read_text()\n"
+        "print('ok', len(sys.modules))\n"
+    )
+    done = subprocess.run([PYTHON, "-I", "-S", "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok")
+
+
+def test_bundle_refuses_a_third_party_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    package = tmp_path / "journalbench"
+    (package / "agent").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "cli.py").write_text('COMMAND_MODULES = ("journalbench.agent.commands",)\n')
+    (package / "agent" / "__init__.py").write_text("")
+    (package / "agent" / "commands.py").write_text(
+        "import json\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import paramiko\n"
+        "def f():\n    import numpy\n"
+    )
+    monkeypatch.setattr(remote, "PACKAGE_DIR", package)
+    assert [n for n, _ in remote.bundle_members()] == [
+        "journalbench/__init__.py",
+        "journalbench/agent/__init__.py",
+        "journalbench/agent/commands.py",
+        "journalbench/cli.py",
+    ]
+    (package / "agent" / "commands.py").write_text("import yaml\n")
+    with pytest.raises(AgentError, match=r"agent/commands.py: imports yaml at top level"):
+        remote.bundle_members()
+
+
+# ---------------------------------------------------------------------------------------------
+# check-host: evaluating facts (pure)
+
+FULL = {
+    "uid": "0",
+    "kernel": "6.1.0-18-amd64",
+    "arch": "x86_64",
+    "cgroup_fs": "cgroup2fs",
+    "cgroup_v2_io": "yes",
+    "bfq": "module",
+    "kvm": "yes",
+    "python": "3.11.2",
+    "space_dir": "/var/lib",
+    "space_kb": str(50 * 1024 * 1024),
+    **{f"tool_{t.format(arch='x86_64')}": f"/usr/bin/{t}" for t, *_ in remote.TOOLS},
+}
+IMAGE_HOST = {"name": "h", "python": "python3", "device": {"kind": "image", "size_gb": 12}}
+
+
+def test_evaluate_all_present():
+    checks = remote.evaluate(IMAGE_HOST, FULL)
+    assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+    text = remote.format_checks("h", checks)
+    assert "everything the agent needs is there" in text and "apt-get" not in text
+
+
+def test_evaluate_missing_tools_give_the_apt_command():
+    facts = {**FULL, "tool_fio": "", "tool_lxc-start": "", "tool_sysbench": "", "kvm": ""}
+    checks = {c.name: c for c in remote.evaluate(IMAGE_HOST, facts)}
+    assert checks["fio"].status == "MISSING" and checks["fio"].required
+    assert checks["sysbench"].status == "missing (optional)"
+    assert checks["KVM"].status == "missing (optional)"
+    apt = remote.apt_command(list(checks.values()))
+    assert apt == "apt-get install -y fio lxc sysbench"
+    text = remote.format_checks("h", list(checks.values()))
+    assert f"to install the missing packages: {apt}" in text
+
+
+@pytest.mark.parametrize(
+    ("facts", "name", "found"),
+    [
+        ({"cgroup_v2_io": ""}, "cgroup", "no blkio/io controller (cgroup2fs)"),
+        ({"bfq": "no"}, "BFQ", "no"),
+        ({"python": "3.9.2"}, "python", "3.9.2"),
+        ({"python": ""}, "python", "missing"),
+        ({"uid": "1000"}, "root", "uid 1000"),
+        ({"kernel": "4.9.0"}, "kernel", "4.9.0"),
+        ({"space_kb": str(5 * 1024 * 1024)}, "space in /var/lib", "5.0 GiB free"),
+        ({"arch": "aarch64", "tool_qemu-system-aarch64": ""}, "qemu-system-aarch64", "missing"),
+    ],
+)
+def test_evaluate_required_failures(facts, name, found):
+    checks = {c.name: c for c in remote.evaluate(IMAGE_HOST, {**FULL, **facts})}
+    assert not checks[name].ok and checks[name].required
+    assert checks[name].found == found
+
+
+def test_evaluate_disk_device():
+    host = {"name": "h", "device": {"kind": "disk", "id": "/dev/disk/by-id/x", "wipe": True}}
+    ok = {**FULL, "device_path": "/dev/sdb", "device_block": "yes"}
+    assert {c.name: c for c in remote.evaluate(host, ok)}["device"].ok
+    mounted = {**ok, "device_mounted": "yes"}
+    device = {c.name: c for c in remote.evaluate(host, mounted)}["device"]
+    assert not device.ok and device.found == "/dev/sdb (MOUNTED)"
+    assert not {c.name: c for c in remote.evaluate(host, FULL)}["device"].ok
+
+
+def test_layout_and_agent_host_json():
+    layout = remote.layout_of({"name": "h", "state_dir": "/srv/jb/"})
+    assert layout.pidfile == "/srv/jb/agent/agent.pid"
+    assert layout.run_dir("smoke", "vm-0123") == "/srv/jb/runs/smoke/vm-0123"
+    with pytest.raises(ConfigError, match="field state_dir"):
+        remote.layout_of({"name": "h", "_file": "x.yaml", "state_dir": "srv"})
+    sent = json.loads(remote.agent_host_json({"name": "h", "_file": "x", "device": {}}))
+    assert sent == {"name": "h", "device": {}}
+
+
+# ---------------------------------------------------------------------------------------------
+# atomic fetch, resume, reaping (Local transport: the same code path as SSH)
+
+
+def make_run_folder(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / "spec.json").write_text('{"arm": "vm"}\n')
+    (folder / "fio-a.json").write_text('{"jobs": []}\n')
+    runfolder.write_manifest(folder)
+
+
+def test_fetch_run_is_atomic(tmp_path: Path):
+    t = LocalTransport()
+    source = tmp_path / "host" / "run"
+    make_run_folder(source)
+    dest = tmp_path / "raw" / "c" / "h" / "run"
+    assert remote.fetch_run(t, str(source), dest) == []
+    assert runfolder.is_complete(dest)
+    # A tampered remote folder never lands, and leaves no temp folder behind.
+    (source / "fio-a.json").write_text('{"jobs": [1]}\n')
+    other = tmp_path / "raw" / "c" / "h" / "other"
+    problems = remote.fetch_run(t, str(source), other)
+    assert problems and "sha256 does not match" in problems[0]
+    assert not other.exists()
+    assert sorted(p.name for p in other.parent.iterdir()) == ["run"]
+    # An incomplete local leftover is replaced by the complete fetch.
+    runfolder.write_manifest(source)
+    other.mkdir()
+    (other / "junk").write_text("half a run")
+    assert remote.fetch_run(t, str(source), other) == []
+    assert runfolder.is_complete(other) and not (other / "junk").exists()
+
+
+def test_complete_dest_is_kept_without_touching_the_host(tmp_path: Path):
+    class Untouchable(LocalTransport):
+        def _exec(self, *args, **kwargs):
+            raise AssertionError("the host must not be contacted")
+
+    dest = tmp_path / "run"
+    make_run_folder(dest)
+    spec = {"arm": "vm", "duration_s": 2, "repetition": 1, "tenants": []}
+    assert remote.run_remote({"name": "h"}, spec, dest, transport=Untouchable()) == dest
+
+
+def test_fetch_leftovers_are_removed(tmp_path: Path):
+    dest = tmp_path / "run"
+    (tmp_path / ".run.fetch-1234abcd").mkdir()
+    (tmp_path / ".run.fetch-1234abcd" / "x").write_text("x")
+    (tmp_path / ".other.fetch-1").mkdir()
+    remote.remove_fetch_leftovers(dest)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.fetch-1"]
+
+
+def test_reap_kills_the_recorded_agent_and_only_it(tmp_path: Path):
+    run_script, reap_script = remote._agent_scripts()
+    tok = f"jbtok-{uuid.uuid4().hex[:12]}"
+    pidfile = tmp_path / "agent.pid"
+    agent = subprocess.Popen(
+        ["sh", "-c", run_script, "jb-agent", str(pidfile), "sh", "-c", "sleep 300; :", tok],
+        start_new_session=True,
+    )
+    try:
+        wait_for(pidfile.exists)
+        wait_for(lambda: pids_matching(tok, exclude="jb-agent"))
+        t = LocalTransport()
+        reap = ["sh", "-c", reap_script, "jb-reap", str(pidfile), "5"]
+        result = t.run(reap)
+        assert "killed" in result.stdout and "reaped" in result.stdout
+        assert agent.wait(timeout=10) != 0
+        wait_for(lambda: not pids_matching(tok))
+        assert not pidfile.exists()
+        assert t.run(reap).stdout == ""  # nothing recorded: nothing to do
+        # A pidfile naming a live process that started at another time (a recycled pid) is
+        # dropped, but that process is left alone.
+        pidfile.write_text(f"{os.getpid()} {os.getpgid(0)} 1\n")
+        result = t.run(reap)
+        assert result.stdout.strip() == "reaped" and not pidfile.exists()
+    finally:
+        if agent.poll() is None:
+            os.killpg(agent.pid, 9)
+
+
+def test_run_script_removes_its_pidfile_and_keeps_the_exit_code(tmp_path: Path):
+    run_script, _ = remote._agent_scripts()
+    pidfile = tmp_path / "agent.pid"
+    result = LocalTransport().run(
+        [
+            "sh",
+            "-c",
+            run_script,
+            "jb-agent",
+            str(pidfile),
+            "sh",
+            "-c",
+            'cat "$0"; exit 5',
+            str(pidfile),
+        ],
+        check=False,
+    )
+    assert result.returncode == 5
+    pid, pgrp, start = result.stdout.split()
+    assert pid.isdigit() and pgrp.isdigit() and start.isdigit()
+    assert not pidfile.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# over SSH: check-host, deploy, recover
+
+
+@pytest.mark.root
+def test_check_host_over_ssh(sshd_local, tmp_path: Path):
+    host_file = sshd_local.host_file(tmp_path / "state")
+    done = journalbench_cli("check-host", str(host_file))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "fio" in done.stdout and "everything the agent needs is there" in done.stdout
+
+
+@pytest.mark.root
+def test_check_host_reports_a_host_without_fio(tmp_path: Path):
+    path = sshd.no_fio_path(tmp_path)
+    server = sshd.start_sshd(tmp_path / "nofio", "jbt-nofio", path_env=path)
+    try:
+        host_file = server.host_file(tmp_path / "state")
+        done = journalbench_cli("check-host", str(host_file))
+        assert done.returncode == 1, done.stdout + done.stderr
+        rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
+        assert "MISSING" in rows["fio"]
+        assert "lxc-start" in rows and "MISSING" not in rows["lxc-start"]
+        assert "to install the missing packages: apt-get install -y fio" in done.stdout
+    finally:
+        server.stop()
+    assert server.residue() == []
+
+
+@pytest.mark.root
+def test_deploy_uploads_once_and_runs_on_the_host(sshd_local, tmp_path: Path):
+    state = tmp_path / "state"
+    host = load_host(str(sshd_local.host_file(state)))
+    with SSHTransport(host) as t:
+        dep = remote.deploy(host, t)
+        bundle = Path(dep.bundle)
+        assert bundle.parent == state / "agent" and bundle.is_file()
+        assert json.loads((state / "agent" / "host.json").read_text())["name"] == host["name"]
+        assert "_file" not in json.loads((state / "agent" / "host.json").read_text())
+        assert dep.python_version.startswith("3.")
+        first = bundle.stat().st_mtime_ns
+    # A new connection finds the same bundle there and does not upload it again.
+    (state / "agent" / "journalbench-old.pyz").write_text("stale")
+    with SSHTransport(host) as t:
+        again = remote.deploy(host, t)
+        assert again.bundle == dep.bundle and bundle.stat().st_mtime_ns == first
+        forced = remote.deploy(host, t, force=True)
+        assert bundle.stat().st_mtime_ns != first
+        assert t.run(forced.agent("--version")).stdout.startswith("journalbench ")
+    assert not (state / "agent" / "journalbench-old.pyz").exists()
+
+
+@pytest.mark.root
+def test_deploy_names_a_missing_python(sshd_local, tmp_path: Path):
+    host_file = sshd_local.host_file(tmp_path / "state", python="/nonexistent/python3")
+    host = load_host(str(host_file))
+    with SSHTransport(host) as t, pytest.raises(AgentError) as caught:
+        remote.deploy(host, t)
+    assert "/nonexistent/python3 not found" in str(caught.value)
+    assert str(host_file) in str(caught.value)
+
+
+@pytest.mark.root
+def test_recover_over_ssh_is_idempotent(sshd_netns, tmp_path: Path):
+    host_file = sshd_netns.host_file(tmp_path / "state")
+    for _ in range(2):
+        done = journalbench_cli("recover", "--host", str(host_file))
+        assert done.returncode == 0, done.stderr
+        assert "torn down" in done.stdout
