@@ -93,3 +93,30 @@ def test_foreign_file(tmp_path: Path) -> None:
     with pytest.raises(ParseError) as error:
         parse_samples(path)
     assert "not a JSON object" in assert_names_file(error, path, 1)
+
+
+AGENT_RUNS = Path(__file__).resolve().parent / "fixtures" / "runs"
+AGENT_SAMPLES = sorted(AGENT_RUNS.rglob("io-samples.jsonl")) if AGENT_RUNS.is_dir() else []
+
+
+@pytest.mark.skipif(not AGENT_SAMPLES, reason="no agent run folders in tests/fixtures/runs")
+@pytest.mark.parametrize("path", AGENT_SAMPLES, ids=lambda p: p.parent.name)
+def test_agent_sampler_output(path: Path) -> None:
+    lines = path.read_text().splitlines()
+    samples = parse_samples(path)
+    assert len(samples) == len(lines)
+    spec = json.loads((path.parent / "spec.json").read_text())
+    tenants = {t["name"]: t["weight"] for t in spec["tenants"]}
+    assert {s.source: s.weight for s in samples if s.kind == "tenant"} == tenants
+    assert {s.kind for s in samples} >= {"tenant", "device"}
+    # one line per source per interval, all lines of an interval stamped with the same t
+    per_interval: dict[float, int] = {}
+    for sample in samples:
+        per_interval[sample.t] = per_interval.get(sample.t, 0) + 1
+    assert len(set(per_interval.values())) == 1
+    if spec["arm"] == "vm":
+        assert not any(s.kind == "jbd2" for s in samples)  # guest journals are inside the VM
+    elif spec["arm"] == "shared-journal":
+        assert all(s.tenant is None for s in samples if s.kind == "jbd2")
+    else:
+        assert {s.tenant for s in samples if s.kind == "jbd2"} == set(tenants)
