@@ -8,6 +8,7 @@ min_version("9.0")
 configfile: "workflow/config.yaml"
 
 
+include: "workflow/rules/common.smk"
 include: "workflow/rules/campaign.smk"
 include: "workflow/rules/tidy.smk"
 include: "workflow/rules/analysis.smk"

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "journalbench.agent.commands",  # run, teardown
     "journalbench.tidy",  # tidy
     "journalbench.remote",  # check-host, deploy
+    "journalbench.dispatch",  # dispatch, status
 )
 
 

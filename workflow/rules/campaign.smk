@@ -1,1 +1,25 @@
-# Runs the experiments of a campaign on its hosts (filled in by the campaign issue).
+# Runs the missing experiments of the campaign on its hosts, one at a time on each host
+# (workflow/profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N.
+
+
+if MISSING:
+
+    rule run_experiment:
+        output:
+            "data/raw/{campaign}/{host}/{run_id}/MANIFEST.json",
+        wildcard_constraints:
+            campaign=re.escape(CAMPAIGN),
+            host="|".join(re.escape(h) for h in LANES),
+            run_id="|".join(re.escape(r.run_id) for r in MISSING),
+        log:
+            "logs/runs/{campaign}/{host}/{run_id}.log",
+        params:
+            jb=JB,
+            hosts=config["hosts"],
+        resources:
+            **{f"lane_{i}": lane(i) for i in range(len(HOSTS))},
+        conda:
+            ENV
+        shell:
+            "{params.jb} dispatch --campaign {wildcards.campaign} --hosts {params.hosts} "
+            "--host {wildcards.host} --run-id {wildcards.run_id} --raw data/raw 2>&1 | tee {log}"

@@ -1,1 +1,19 @@
-# Turns complete run folders under data/raw into tidy parquet tables (filled in by the tidy issue).
+# Turns the complete run folders of the campaign into tidy parquet tables (incremental: the
+# tidy command caches each run's rows by its manifest).
+
+
+rule tidy:
+    input:
+        RUN_MANIFESTS,
+    output:
+        runs="data/processed/{campaign}/runs.parquet",
+        samples="data/processed/{campaign}/samples.parquet",
+    log:
+        "logs/tidy/{campaign}.log",
+    params:
+        jb=JB,
+    conda:
+        ENV
+    shell:
+        "{params.jb} tidy data/raw/{wildcards.campaign} --out data/processed/{wildcards.campaign} "
+        "2>&1 | tee {log}"

@@ -1,0 +1,134 @@
+"""Campaign matrix -> run specs with stable run ids, per host; what is done and what is left.
+
+Runs are ordered repetition-major (every condition once, then every condition again), so slow
+drift of the device over a long campaign spreads over all conditions instead of biasing one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.errors import ConfigError
+from journalbench.hosts import load_host
+from journalbench.schemas import load_validated, read_document, validate
+
+CAMPAIGN_DIR = Path(__file__).resolve().parent.parent / "campaigns"
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    campaign: str
+    host: str
+    run_id: str
+    spec: dict[str, Any]
+
+    def folder(self, raw: Path) -> Path:
+        return raw / self.campaign / self.host / self.run_id
+
+
+def campaign_path(name_or_path: str) -> Path:
+    if "/" in name_or_path or name_or_path.endswith((".yaml", ".yml")):
+        return Path(name_or_path)
+    return CAMPAIGN_DIR / f"{name_or_path}.yaml"
+
+
+def load_campaign(name_or_path: str) -> dict[str, Any]:
+    return load_validated(campaign_path(name_or_path), "campaign")
+
+
+def substitute(value: Any, values: dict[str, Any]) -> Any:
+    """Replace "{name}" in strings (a whole-string "{name}" keeps the value's type)."""
+    if isinstance(value, str):
+        for name, replacement in values.items():
+            if value == f"{{{name}}}":
+                return replacement
+            value = value.replace(f"{{{name}}}", str(replacement))
+        return value
+    if isinstance(value, dict):
+        return {k: substitute(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, values) for v in value]
+    return value
+
+
+def conditions(experiment: dict[str, Any]) -> list[dict[str, Any]]:
+    vary = experiment.get("vary", {})
+    names = sorted(vary)
+    return [dict(zip(names, combo, strict=True))
+            for combo in itertools.product(*(vary[n] for n in names))]
+
+
+def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
+    """Every distinct run spec of the campaign, repetition-major; identical specs of two
+    experiments (e.g. the 70/30 no-fsync pair of C3 and C15) are one run."""
+    specs: dict[str, dict[str, Any]] = {}
+    for repetition in range(1, campaign["repetitions"] + 1):
+        for experiment in campaign["experiments"]:
+            for values in conditions(experiment):
+                for arm in experiment["arms"]:
+                    spec = {
+                        "arm": arm,
+                        "duration_s": experiment.get("duration_s", campaign["duration_s"]),
+                        "repetition": repetition,
+                        "tenants": substitute(experiment["tenants"], values),
+                    }
+                    if "bfq" in campaign:
+                        spec["bfq"] = campaign["bfq"]
+                    where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
+                    validate(spec, "run-spec", where)
+                    specs.setdefault(runfolder.run_id(spec), spec)
+    return list(specs.values())
+
+
+def load_hosts(spec: str) -> list[dict[str, Any]]:
+    """Hosts from a comma-separated list of host files/names, or an inventory file that
+    lists host files under `hosts:` (paths relative to the inventory)."""
+    hosts = []
+    for item in [s for s in spec.split(",") if s]:
+        path = Path(item)
+        document = read_document(path) if path.suffix in (".yaml", ".yml") else None
+        if isinstance(document, dict) and "hosts" in document and "name" not in document:
+            for entry in document["hosts"]:
+                hosts.append(load_host(str(path.parent / entry)))
+        else:
+            hosts.append(load_host(item))
+    names = [h["name"] for h in hosts]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"hosts {spec}: host names must be unique, got {names}")
+    if not hosts:
+        raise ConfigError("hosts: no host given")
+    return hosts
+
+
+def plan(campaign_name: str, hosts: list[dict[str, Any]]) -> list[PlannedRun]:
+    """Each host runs the whole matrix (hosts are replicas, compared per host)."""
+    campaign = load_campaign(campaign_name)
+    specs = expand(campaign, str(campaign_path(campaign_name)))
+    return [
+        PlannedRun(campaign["name"], host["name"], runfolder.run_id(spec),
+                   {**spec, "campaign": campaign["name"]})
+        for host in hosts
+        for spec in specs
+    ]
+
+
+def missing(runs: list[PlannedRun], raw: Path) -> list[PlannedRun]:
+    return [r for r in runs if not runfolder.is_complete(r.folder(raw))]
+
+
+def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path]) -> float:
+    """Remaining time from the run lengths plus the overhead the finished runs really had."""
+    overheads = []
+    for folder in done_folders:
+        try:
+            timing = json.loads((folder / runfolder.HOST).read_text())["timing"]
+            overheads.append(timing["total_s"] - timing["workload_s"])
+        except (OSError, ValueError, KeyError):
+            continue
+    overhead = sum(overheads) / len(overheads) if overheads else 10.0
+    return sum(r.spec["duration_s"] + overhead for r in runs_left)

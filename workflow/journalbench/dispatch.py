@@ -1,0 +1,96 @@
+"""`journalbench dispatch`: one planned run of a campaign on its host, landing atomically.
+
+The run is written to `<run_id>.partial` next to its final folder and renamed only once its
+manifest verifies, so `data/raw` only ever holds complete runs or nothing. Snakemake calls this
+once per missing run; it also prints campaign progress and an ETA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from journalbench import runfolder
+from journalbench.errors import AgentError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "dispatch", help="run one planned run of a campaign on its host (used by Snakemake)")
+    parser.add_argument("--campaign", required=True)
+    parser.add_argument("--hosts", required=True, help="host files/names or an inventory")
+    parser.add_argument("--host", required=True, help="which of the hosts runs it")
+    parser.add_argument("--run-id", required=True)
+    parser.add_argument("--raw", type=Path, default=Path("data/raw"))
+    parser.set_defaults(func=cmd_dispatch)
+    status = subparsers.add_parser("status", help="runs done / total of a campaign, and an ETA")
+    status.add_argument("--campaign", required=True)
+    status.add_argument("--hosts", default="hosts/local.yaml")
+    status.add_argument("--raw", type=Path, default=Path("data/raw"))
+    status.set_defaults(func=cmd_status)
+
+
+def progress_line(campaign: str, plan: list, raw: Path) -> str:
+    from journalbench.campaign import eta_seconds, missing  # noqa: PLC0415
+
+    left = missing(plan, raw)
+    done = [r.folder(raw) for r in plan if r not in left]
+    eta = eta_seconds(left, done)
+    return (f"campaign {campaign}: {len(done)}/{len(plan)} runs done, {len(left)} left, "
+            f"ETA {int(eta // 3600)}h{int(eta % 3600 // 60):02d}m{int(eta % 60):02d}s")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from journalbench.campaign import load_hosts, plan  # noqa: PLC0415
+
+    runs = plan(args.campaign, load_hosts(args.hosts))
+    print(progress_line(args.campaign, runs, args.raw))
+    return 0
+
+
+def land(partial: Path, final: Path) -> None:
+    problems = runfolder.manifest_problems(partial)
+    if problems:
+        raise AgentError(f"run folder {partial} did not verify: {problems[0]}")
+    if final.exists():  # Snakemake makes the output's parent folder before the job runs
+        if any(final.iterdir()):
+            raise AgentError(f"{final}: exists and is not empty; refusing to overwrite a run")
+        final.rmdir()
+    partial.rename(final)
+
+
+def cmd_dispatch(args: argparse.Namespace) -> int:
+    from journalbench.campaign import load_hosts, plan  # noqa: PLC0415
+
+    hosts = {h["name"]: h for h in load_hosts(args.hosts)}
+    runs = plan(args.campaign, list(hosts.values()))
+    matches = [r for r in runs if r.host == args.host and r.run_id == args.run_id]
+    if not matches:
+        raise AgentError(f"run {args.run_id} on {args.host} is not in campaign {args.campaign}")
+    run = matches[0]
+    host = hosts[args.host]
+    final = run.folder(args.raw)
+    partial = final.with_name(final.name + ".partial")
+    if partial.exists():
+        shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
+    print(progress_line(args.campaign, runs, args.raw), file=sys.stderr)
+    started = time.monotonic()
+    if host["transport"] == "local":
+        if os.geteuid() != 0:
+            raise AgentError(f"run {run.run_id} must run on host {host['name']} (this machine) "
+                             "and needs root: rerun snakemake as root")
+        from journalbench.agent.run import execute  # noqa: PLC0415
+
+        execute(run.spec, host, partial)
+    else:
+        from journalbench.remote import run_remote  # noqa: PLC0415
+
+        run_remote(host, run.spec, partial)
+    land(partial, final)
+    print(f"run {run.run_id} on {host['name']} done in {time.monotonic() - started:.1f} s",
+          file=sys.stderr)
+    return 0

@@ -1,0 +1,29 @@
+# What the campaign and analysis rules share: the plan of the chosen campaign on its hosts.
+#
+# Rerun trap: Snakemake re-runs a job when its code, params or inputs change. An experiment must
+# never re-run because a parser or a notebook changed (nor be deleted as a stale output). So a
+# complete run folder (valid MANIFEST.json) is never an output of any rule: the run rule only
+# exists for the run ids still missing (a wildcard constraint lists them), and complete runs
+# enter the DAG as plain source files.
+import re
+import sys
+
+from journalbench import campaign as jb_campaign
+
+CAMPAIGN = config["campaign"]
+HOSTS = jb_campaign.load_hosts(str(config["hosts"]))
+PLAN = jb_campaign.plan(CAMPAIGN, HOSTS)
+MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
+LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
+if len(HOSTS) > 32:
+    raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in workflow/profiles)")
+JB = f"{sys.executable} -m journalbench.cli"  # the venv's journalbench, whatever PATH says
+ENV = "../../environment.yml"
+RUN_MANIFESTS = [
+    f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
+]
+
+
+def lane(index):
+    """Resource lane_<index> is 1 for runs on host <index>; the profile allows 1 of each."""
+    return lambda wildcards: int(LANES[wildcards.host] == index)
