@@ -195,10 +195,13 @@ def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:
              f"--runtime={seconds}", *region, timeout=60 + seconds)
     sync = json.loads(out[out.index("{"):])["jobs"][0]["sync"]
     pct = sync["lat_ns"].get("percentile", {})
+    if not sync["lat_ns"].get("N"):
+        raise AgentError(f"{device.path}: the fsync probe recorded no fdatasync latency")
     return {
         "mean": sync["lat_ns"]["mean"] / 1e6,
-        "p50": pct.get("50.000000", 0) / 1e6,
-        "p99": pct.get("99.000000", 0) / 1e6,
+        # None, never 0, when fio printed no percentile
+        "p50": pct["50.000000"] / 1e6 if "50.000000" in pct else None,
+        "p99": pct["99.000000"] / 1e6 if "99.000000" in pct else None,
         "count": sync["lat_ns"].get("N", 0),
         "probe_s": seconds,
     }
