@@ -255,7 +255,7 @@ def claim_verdict(claim: str, tests: pd.DataFrame) -> tuple[str, str]:
     """(verdict, note) of one claim from its tests."""
     note = PENDING.get(claim, "")
     if claim in VM_HALF:
-        note = "container half tested; the VM half " + NEEDS_VM.removeprefix("needs the vm arm ")
+        note = f"container half tested; the VM half {NEEDS_VM}"
     if tests.empty:
         return "not measured yet", note
     outcomes = set(tests["outcome"])

@@ -1,0 +1,117 @@
+"""Campaign matrices: schema errors name file and field, expansion, stable ids, landing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from journalbench import campaign, runfolder
+from journalbench.dispatch import land
+from journalbench.errors import AgentError, ConfigError
+
+HOST = "hosts/local.yaml"
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+BASE = """name: t
+description: test
+duration_s: 5
+repetitions: 2
+experiments:
+  - id: pair
+    claims: [C8]
+    arms: [shared-journal, journal-accounted]
+    vary: {n: [no-fsync, high-fsync]}
+    tenants:
+      - {name: victim, weight: 700, workload: {tool: fio, preset: high-fsync}}
+      - {name: neighbour, weight: 300, workload: {tool: fio, preset: "{n}"}}
+"""
+
+
+def test_shipped_campaigns_expand(repo):
+    for name in ("smoke", "quick", "thesis"):
+        runs = campaign.plan(name, campaign.load_hosts(str(repo / HOST)))
+        assert runs and len({r.run_id for r in runs}) == len(runs)
+
+
+def test_matrix_expands_repetition_major_with_stable_ids(tmp_path, repo):
+    path = write(tmp_path, BASE)
+    hosts = campaign.load_hosts(str(repo / HOST))
+    runs = campaign.plan(path, hosts)
+    assert len(runs) == 2 * 2 * 2
+    assert [r.spec["repetition"] for r in runs] == [1] * 4 + [2] * 4
+    assert {t["workload"]["preset"] for r in runs for t in r.spec["tenants"]} == {
+        "no-fsync", "high-fsync"}
+    again = campaign.plan(path, hosts)
+    assert [r.run_id for r in runs] == [r.run_id for r in again]
+    assert all(r.run_id == runfolder.run_id(r.spec) for r in runs)
+
+
+def test_identical_specs_of_two_experiments_are_one_run(tmp_path, repo):
+    doubled = BASE + BASE.split("experiments:\n")[1].replace("id: pair", "id: again")
+    runs = campaign.plan(write(tmp_path, doubled), campaign.load_hosts(str(repo / HOST)))
+    assert len(runs) == 8
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (("repetitions: 2", "repetitions: 0"), "repetitions"),
+    (("claims: [C8]", "claims: [C24]"), "experiments.0.claims.0"),
+    (("arms: [shared-journal, journal-accounted]", "arms: [docker]"), "experiments.0.arms.0"),
+])
+def test_bad_campaign_names_file_and_field(tmp_path, change, field):
+    path = write(tmp_path, BASE.replace(*change))
+    with pytest.raises(ConfigError, match=rf"c.yaml: field {field}:"):
+        campaign.load_campaign(path)
+
+
+def test_bad_substituted_value_names_the_experiment(tmp_path, repo):
+    path = write(tmp_path, BASE.replace("[no-fsync, high-fsync]", "[no-fsync, turbo]"))
+    with pytest.raises(ConfigError, match=r"experiment pair.*tenants.1.workload"):
+        campaign.plan(path, campaign.load_hosts(str(repo / HOST)))
+
+
+def test_duplicate_host_names_are_refused(repo):
+    with pytest.raises(ConfigError, match="unique"):
+        campaign.load_hosts(f"{repo / HOST},{repo / HOST}")
+
+
+def complete_folder(path: Path) -> Path:
+    path.mkdir(parents=True)
+    (path / "spec.json").write_text(json.dumps({"arm": "shared-journal"}))
+    runfolder.write_manifest(path)
+    return path
+
+
+def test_land_renames_a_verified_run_over_an_empty_folder(tmp_path):
+    partial = complete_folder(tmp_path / "r.partial")
+    final = tmp_path / "r"
+    final.mkdir()  # Snakemake makes the output's folder before the job
+    land(partial, final)
+    assert runfolder.is_complete(final) and not partial.exists()
+
+
+def test_land_refuses_an_unverified_run_and_never_overwrites(tmp_path):
+    partial = complete_folder(tmp_path / "r.partial")
+    (partial / "spec.json").write_text("{}")
+    with pytest.raises(AgentError, match="did not verify"):
+        land(partial, tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    good = complete_folder(tmp_path / "g.partial")
+    existing = complete_folder(tmp_path / "g")
+    with pytest.raises(AgentError, match="refusing to overwrite"):
+        land(good, existing)
+
+
+def test_eta_uses_measured_overheads(tmp_path, repo):
+    runs = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))
+    folder = tmp_path / "done"
+    folder.mkdir()
+    (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": 9, "workload_s": 5}}))
+    assert campaign.eta_seconds(runs[:2], [folder]) == pytest.approx(2 * (5 + 4))
