@@ -56,6 +56,10 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
 def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
     """Stacked per-second disk shares of tenants (own I/O) and jbd2 threads."""
     wide = parts.pivot_table(index="t", columns="label", values="share", aggfunc="sum").fillna(0)
+    # tenants at the bottom in spec order (victim first), journal threads on top
+    order = list(dict.fromkeys(parts.sort_values("kind", key=lambda k: k != "tenant",
+                                                 kind="stable")["label"]))
+    wide = wide[order]
     fig, ax = plt.subplots(figsize=(8, 3.8))
     ax.stackplot(wide.index, wide.T.to_numpy(), labels=wide.columns, alpha=0.85)
     ax.set_ylim(0, 1.05)
