@@ -246,23 +246,47 @@ def test_fetch_leftovers_are_removed(tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.fetch-1"]
 
 
-def test_reap_kills_the_recorded_agent_and_only_it(tmp_path: Path):
+def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: Path):
     run_script, reap_script = remote._agent_scripts()
     tok = f"jbtok-{uuid.uuid4().hex[:12]}"
     pidfile = tmp_path / "agent.pid"
+    cleaned = tmp_path / "cleaned"
+    # A stand-in agent that, like the real one, tears down (here: 1 s) when TERMed.
+    agent_code = (
+        "import signal, sys, time\n"
+        "def stop(*_):\n"
+        "    time.sleep(1)\n"
+        "    open(sys.argv[1], 'w').write('done')\n"
+        "    sys.exit(1)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "time.sleep(300)\n"
+    )
     agent = subprocess.Popen(
-        ["sh", "-c", run_script, "jb-agent", str(pidfile), "sh", "-c", "sleep 300; :", tok],
+        [
+            "sh",
+            "-c",
+            run_script,
+            "jb-agent",
+            str(pidfile),
+            PYTHON,
+            "-c",
+            agent_code,
+            str(cleaned),
+            tok,
+        ],
         start_new_session=True,
     )
     try:
         wait_for(pidfile.exists)
         wait_for(lambda: pids_matching(tok, exclude="jb-agent"))
         t = LocalTransport()
-        reap = ["sh", "-c", reap_script, "jb-reap", str(pidfile), "5"]
+        reap = ["sh", "-c", reap_script, "jb-reap", str(pidfile), "30"]
+        started = time.monotonic()
         result = t.run(reap)
         assert "killed" in result.stdout and "reaped" in result.stdout
-        assert agent.wait(timeout=10) != 0
-        wait_for(lambda: not pids_matching(tok))
+        assert cleaned.read_text() == "done"  # reap returned only after the agent's clean-up
+        assert time.monotonic() - started < 10
+        assert not pids_matching(tok)
         assert not pidfile.exists()
         assert t.run(reap).stdout == ""  # nothing recorded: nothing to do
         # A pidfile naming a live process that started at another time (a recycled pid) is
@@ -273,6 +297,7 @@ def test_reap_kills_the_recorded_agent_and_only_it(tmp_path: Path):
     finally:
         if agent.poll() is None:
             os.killpg(agent.pid, 9)
+        agent.wait()
 
 
 def test_run_script_removes_its_pidfile_and_keeps_the_exit_code(tmp_path: Path):

@@ -50,9 +50,14 @@ STAT_FN = (
 WRAP_SCRIPT = STAT_FN + 'echo "@jb-pid $$ $(st $$)" >&2; exec "$@"'
 # `kg PID START GRACE`: if PID is still the process that started at START (clock ticks), TERM
 # its whole process group, wait up to GRACE seconds for it to go, then KILL what is left.
+# Zombies don't count as alive (`kill -0` would count them; a parent may be slow to reap).
+# dash's kill needs `-s 0`: it misreads `kill -0 -- -PGID`.
 KILL_FN = (
+    "alive() { if command -v ps >/dev/null 2>&1; then ps -e -o pgid=,stat= | "
+    "awk -v g=\"$1\" '$1 == g && $2 !~ /^Z/ {f = 1} END {exit !f}'; "
+    'else kill -s 0 -- "-$1" 2>/dev/null; fi; }; '
     'kg() { now=$(st "$1") || return 1; [ "${now#* }" = "$2" ] || return 1; g=${now%% *}; '
-    'kill -s TERM -- "-$g" 2>/dev/null; i=0; while kill -0 -- "-$g" 2>/dev/null; do '
+    'kill -s TERM -- "-$g" 2>/dev/null; i=0; while alive "$g"; do '
     '[ "$i" -ge "$(($3 * 5))" ] && { kill -s KILL -- "-$g" 2>/dev/null; sleep 0.2; break; }; '
     'i=$((i + 1)); sleep 0.2; done; echo "killed $g"; }; '
 )
