@@ -23,6 +23,7 @@ from sshd import pids_matching
 from journalbench import remote, runfolder
 from journalbench.errors import AgentError
 from journalbench.hosts import load_host
+from journalbench.transport import CommandTimeout
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -296,4 +297,16 @@ def test_refused_run_is_one_line_and_leaves_nothing(sshd_local, base: Path, tmp_
     message = str(caught.value)
     assert "\n" not in message and "failed (exit" in message and "jbt-no-such-disk" in message
     assert not dest.exists() and not list(tmp_path.glob(".run.fetch-*"))
+    assert host_residue(host) == []
+
+
+def test_timed_out_run_is_killed_and_torn_down(sshd_local, base: Path, tmp_path: Path):
+    host = ssh_host(sshd_local, base, "jbt-e2e-timeout")
+    dest = tmp_path / "run"
+    started = time.monotonic()
+    with pytest.raises(CommandTimeout, match="timed out after 2 s"):
+        remote.run_remote(host, spec(), dest, timeout_s=2)
+    assert time.monotonic() - started < 60
+    assert not dest.exists()
+    assert not Path(remote.layout_of(host).pidfile).exists()
     assert host_residue(host) == []

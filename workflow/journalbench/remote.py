@@ -424,7 +424,7 @@ def run_remote(
     while we were away is fetched instead of run again. A lost connection is retried up to
     `attempts` times: reconnect, stop the cut-off agent, tear down, run again.
     """
-    from journalbench.transport import ConnectionLost, TransportError, for_host
+    from journalbench.transport import CommandTimeout, ConnectionLost, TransportError, for_host
 
     dest = Path(dest)
     if runfolder.is_complete(dest):
@@ -461,27 +461,24 @@ def run_remote(
                 transport.run(["rm", "-rf", "--", remote_dir], retry=True)
                 transport.put_bytes((runfolder.canonical_json(spec) + "\n").encode(), remote_spec)
                 dirty = True
-                result = transport.run(
-                    [
-                        "sh",
-                        "-c",
-                        run_script,
-                        "jb-agent",
-                        dep.layout.pidfile,
-                        *dep.agent(
-                            "run", remote_spec, "--host", dep.layout.host_json, "--out", remote_dir
-                        ),
-                    ],
-                    timeout=timeout,
-                    on_output=on_output,
-                    check=False,
+                agent_run = dep.agent(
+                    "run", remote_spec, "--host", dep.layout.host_json, "--out", remote_dir
                 )
+                try:
+                    result = transport.run(
+                        ["sh", "-c", run_script, "jb-agent", dep.layout.pidfile, *agent_run],
+                        timeout=timeout,
+                        on_output=on_output,
+                        check=False,
+                    )
+                except CommandTimeout:
+                    # The transport TERMed the agent (KILL after a grace); whatever its own
+                    # clean-up did not finish, teardown does, before we give up on the run.
+                    _teardown_quietly(dep, on_output)
+                    raise
                 if result.returncode != 0:
                     lines = (result.stderr.strip() or result.stdout.strip()).splitlines()
-                    try:
-                        reap_and_teardown(dep, force_teardown=True, on_output=on_output)
-                    except TransportError as error:
-                        log.warning("%s: teardown after failed run: %s", transport.label, error)
+                    _teardown_quietly(dep, on_output)
                     raise AgentError(
                         f"{transport.label}: run {rid} failed (exit {result.returncode}): "
                         f"{lines[-1] if lines else 'no output'}"
@@ -512,6 +509,16 @@ def run_remote(
     finally:
         if own:
             transport.close()
+
+
+def _teardown_quietly(dep: Deployment, on_output: Callable[[str, str], None] | None) -> None:
+    """Teardown after a failed run: its own failure must not hide the run's error."""
+    from journalbench.transport import TransportError
+
+    try:
+        reap_and_teardown(dep, force_teardown=True, on_output=on_output)
+    except TransportError as error:
+        log.warning("%s: teardown after the failed run: %s", dep.transport.label, error)
 
 
 def _validate_spec(spec: dict[str, Any]) -> None:
@@ -842,6 +849,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rec.set_defaults(func=cmd_recover)
 
 
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="journalbench: %(message)s")
+    logging.getLogger("paramiko").setLevel(logging.WARNING)  # every connect is not news
+
+
 def _load(name: str) -> dict[str, Any]:
     from journalbench.hosts import load_host
 
@@ -865,7 +877,7 @@ def cmd_check_host(args: argparse.Namespace) -> int:
 def cmd_deploy(args: argparse.Namespace) -> int:
     from journalbench.transport import for_host
 
-    logging.basicConfig(level=logging.INFO, format="journalbench: %(message)s")
+    _logging()
     host = _load(args.host)
     with for_host(host) as transport:
         dep = deploy(host, transport, force=args.force)
@@ -876,7 +888,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 def cmd_run_remote(args: argparse.Namespace) -> int:
     from journalbench.schemas import load_validated
 
-    logging.basicConfig(level=logging.INFO, format="journalbench: %(message)s")
+    _logging()
     host = _load(args.host)
     spec = load_validated(Path(args.spec), "run-spec")
     dest = run_remote(
