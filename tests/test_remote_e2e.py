@@ -310,3 +310,45 @@ def test_timed_out_run_is_killed_and_torn_down(sshd_local, base: Path, tmp_path:
     assert not dest.exists()
     assert not Path(remote.layout_of(host).pidfile).exists()
     assert host_residue(host) == []
+
+
+def test_cut_wire_mid_run_fetches_the_run_that_finished_meanwhile(
+    sshd_netns, base: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
+    # keepalive 1 s x 3: the controller notices the dead link after ~4 s; the link comes back
+    # after 8 s. The agent's sshd never noticed (no RST), so the run finished on the host.
+    host = ssh_host(
+        sshd_netns,
+        base,
+        "jbt-e2e-wire",
+        ssh={"keepalive_s": 1, "keepalive_count_max": 3, "connect_attempts": 3},
+    )
+    dest = tmp_path / "run"
+    restored = threading.Event()
+    cut: list[float] = []
+    lines: list[str] = []
+
+    def restore_later() -> None:
+        time.sleep(8)
+        sshd_netns.netns.link(up=True)
+        restored.set()
+
+    def on_output(_stream: str, line: str) -> None:
+        lines.append(line)
+        if "workloads start" in line and not cut:
+            cut.append(time.monotonic())
+            sshd_netns.netns.link(up=False)
+            threading.Thread(target=restore_later, daemon=True).start()
+
+    caplog.set_level(logging.INFO, logger="journalbench.remote")
+    try:
+        remote.run_remote(host, spec(), dest, on_output=on_output)
+    finally:
+        sshd_netns.netns.link(up=True)
+    assert restored.is_set()
+    assert runfolder.manifest_problems(dest) == []
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("connection lost" in m for m in messages)
+    assert any("completed earlier" in m for m in messages)
+    assert sum("workloads start" in line for line in lines) == 1  # not run twice
+    assert host_residue(host) == []
