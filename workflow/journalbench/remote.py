@@ -337,34 +337,39 @@ def _agent_scripts() -> tuple[str, str]:
     return run, reap
 
 
-def reap_and_teardown(
-    dep: Deployment,
-    *,
-    force_teardown: bool = False,
-    on_output: Callable[[str, str], None] | None = None,
-) -> bool:
-    """Stop an agent left running by a cut-off run and tear the host down; True if it did."""
-    _, reap = _agent_scripts()
+def reap(dep: Deployment) -> bool:
+    """Stop an agent left running by a cut-off run (TERM, then KILL after a grace during
+    which it tears its run down itself); True if a cut-off run was registered."""
+    _, reap_script = _agent_scripts()
     result = dep.transport.run(
-        ["sh", "-c", reap, "jb-reap", dep.layout.pidfile, str(AGENT_STOP_GRACE_S)],
+        ["sh", "-c", reap_script, "jb-reap", dep.layout.pidfile, str(AGENT_STOP_GRACE_S)],
         timeout=AGENT_STOP_GRACE_S + 60,
         retry=True,
     )
-    reaped = "reaped" in result.stdout
-    if reaped or force_teardown:
-        if reaped:
-            log.warning(
-                "%s: an interrupted run was still registered (%s); tearing down",
-                dep.transport.label,
-                result.stdout.strip().replace("\n", ", "),
-            )
-        dep.transport.run(
-            dep.agent("teardown", "--host", dep.layout.host_json),
-            timeout=600,
-            retry=True,
-            on_output=on_output,
+    if "reaped" in result.stdout:
+        log.warning(
+            "%s: an interrupted run was still registered (%s); tearing down",
+            dep.transport.label,
+            result.stdout.strip().replace("\n", ", "),
         )
-    return reaped or force_teardown
+        return True
+    return False
+
+
+def teardown(dep: Deployment, on_output: Callable[[str, str], None] | None = None) -> None:
+    """`journalbench teardown` on the host: idempotent, and it verifies that nothing is left."""
+    dep.transport.run(
+        dep.agent("teardown", "--host", dep.layout.host_json),
+        timeout=600,
+        retry=True,
+        on_output=on_output,
+    )
+
+
+def reap_and_teardown(dep: Deployment, on_output: Callable[[str, str], None] | None = None) -> bool:
+    reaped = reap(dep)
+    teardown(dep, on_output)
+    return reaped
 
 
 def fetch_run(transport: Transport, remote_dir: str, dest: Path) -> list[str]:
@@ -440,27 +445,26 @@ def run_remote(
     transport = transport or for_host(host)
     timeout = timeout_s if timeout_s is not None else spec["duration_s"] + RUN_OVERHEAD_S
     run_script, _ = _agent_scripts()
-    dirty = False
     try:
         for attempt in range(1, attempts + 1):
             try:
                 dep = deploy(host, transport)
                 remote_dir = dep.layout.run_dir(campaign, rid)
                 remote_spec = f"{remote_dir}.spec.json"
-                reaped = reap_and_teardown(dep, on_output=on_output)
+                reaped = reap(dep)
                 if _remote_exists(transport, remote_dir):
                     # A run that finished while the controller was gone is as good as a new one.
                     if not fetch_run(transport, remote_dir, dest):
                         log.info("%s: fetched run %s completed earlier", transport.label, rid)
+                        if reaped:
+                            teardown(dep, on_output)
                         _remove_remote(transport, remote_dir, remote_spec, keep_remote)
                         return dest
-                    if not reaped:
-                        reap_and_teardown(dep, force_teardown=True, on_output=on_output)
-                elif dirty and not reaped:
-                    reap_and_teardown(dep, force_teardown=True, on_output=on_output)
+                # Every run starts on a clean host, whatever an earlier, cut-off or crashed run
+                # left (the agent refuses to start on residue); this costs one agent start.
+                teardown(dep, on_output)
                 transport.run(["rm", "-rf", "--", remote_dir], retry=True)
                 transport.put_bytes((runfolder.canonical_json(spec) + "\n").encode(), remote_spec)
-                dirty = True
                 agent_run = dep.agent(
                     "run", remote_spec, "--host", dep.layout.host_json, "--out", remote_dir
                 )
@@ -503,7 +507,6 @@ def run_remote(
                     rid,
                 )
                 transport.close()
-                dirty = True
                 time.sleep(min(2**attempt, 10))
         raise AssertionError("unreachable")
     finally:
@@ -516,7 +519,7 @@ def _teardown_quietly(dep: Deployment, on_output: Callable[[str, str], None] | N
     from journalbench.transport import TransportError
 
     try:
-        reap_and_teardown(dep, force_teardown=True, on_output=on_output)
+        reap_and_teardown(dep, on_output)
     except TransportError as error:
         log.warning("%s: teardown after the failed run: %s", dep.transport.label, error)
 
@@ -908,6 +911,6 @@ def cmd_recover(args: argparse.Namespace) -> int:
     host = _load(args.host)
     with for_host(host) as transport:
         dep = deploy(host, transport)
-        reap_and_teardown(dep, force_teardown=True, on_output=_echo(host["name"]))
+        reap_and_teardown(dep, _echo(host["name"]))
     print(f"{host['name']}: torn down")
     return 0
