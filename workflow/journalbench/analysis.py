@@ -92,7 +92,10 @@ def fsync_table(runs: pd.DataFrame, preset: str = "high-fsync") -> pd.DataFrame:
     table["cell"] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" if pd.notna(lo) else f"{m:.3f}"
                      for m, lo, hi in zip(table["median"], table["low"], table["high"],
                                           strict=True)]
-    return table.pivot(index="neighbour", columns="arm", values="cell")
+    wide = table.pivot(index="neighbour", columns="arm", values="cell")
+    rows = [n for n in NEIGHBOUR_ORDER if n in wide.index]
+    columns = [a for a in ARM_ORDER if a in wide.columns]
+    return wide.reindex(index=rows, columns=columns).fillna("no runs")
 
 
 def shares_over_time(samples: pd.DataFrame, run_id: str) -> pd.DataFrame:
@@ -103,7 +106,7 @@ def shares_over_time(samples: pd.DataFrame, run_id: str) -> pd.DataFrame:
     parts = run[run["kind"] != "device"].copy()
     parts["bytes_shown"] = parts["own_bytes"].where(parts["kind"] == "tenant", parts["bytes"])
     parts["share"] = parts["bytes_shown"] / parts["t"].map(device)
-    parts["label"] = [s if k == "tenant" else f"{s} ({t or 'shared'})"
+    parts["label"] = [s if k == "tenant" else f"{s} ({'shared' if pd.isna(t) else t})"
                       for s, k, t in zip(parts["source"], parts["kind"], parts["tenant"],
                                          strict=True)]
     return parts[["t", "label", "kind", "share"]].fillna({"share": 0.0})

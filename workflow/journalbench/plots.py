@@ -36,6 +36,8 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
                 errorbar=("ci", 95), seed=1, ax=ax,
                 hue_order=arms_in(frame) if hue == "arm" else None)
     ax.set_ylabel(ylabel)
+    if ax.get_legend() is not None:
+        sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title_fontsize=9)
     return titled(fig, title, host)
 
 
@@ -47,7 +49,7 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
                   order=arms_in(frame) if x == "arm" else None, size=7, ax=ax)
     if target is not None:
         ax.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target}")
-        ax.legend(loc="best", fontsize=8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of the disk (bytes)")
     return titled(fig, title, host)

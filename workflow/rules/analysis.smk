@@ -14,6 +14,7 @@ rule notebook:
         notebook="notebooks/{name}.ipynb",
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
+        code=ANALYSIS_CODE,
     output:
         "results/{campaign}/notebooks/{name}.ipynb",
     log:
@@ -37,10 +38,13 @@ rule claims_table:
         f"results/{CAMPAIGN}/notebooks/claims.ipynb",
     output:
         "results/claims.md",
+    log:
+        "logs/claims_table.log",
     params:
         table=f"results/{CAMPAIGN}/claims.md",
         campaign=CAMPAIGN,
     conda:
         ENV
     shell:
-        "(echo '# Claims verdicts: campaign {params.campaign}'; echo; cat {params.table}) > {output}"
+        "(echo '# Claims verdicts: campaign {params.campaign}'; echo; cat {params.table}) "
+        "> {output} 2> {log}"

@@ -4,7 +4,8 @@
 
 rule tidy:
     input:
-        RUN_MANIFESTS,
+        manifests=RUN_MANIFESTS,
+        code=TIDY_CODE,
     output:
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
