@@ -50,8 +50,8 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
                     found.append(f"jbd2 thread {comm.parent.name} still in {host_name}'s cgroup")
         except OSError:
             continue
-    if (state_dir / host_name / "lxc").exists() and any((state_dir / host_name / "lxc").iterdir()):
-        found.append(f"containers in {state_dir / host_name / 'lxc'}")
+    if (state_dir / host_name).exists():
+        found.append(f"state folder {state_dir / host_name} (image, mount points or containers)")
     if Path(f"/sys/kernel/tracing/instances/journalbench-{host_name}").exists():
         found.append("trace instance")
     return found

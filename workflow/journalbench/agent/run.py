@@ -318,8 +318,12 @@ def teardown(host: dict[str, Any]) -> None:
     if image.exists() and not disk.loops_backed_by(root):
         image.unlink()
     if not disk.mounts_under(root):
-        for mount_point in sorted((root / "mnt").glob("*")):
-            mount_point.rmdir()  # empty once unmounted; never rmtree a tree that may be mounted
+        # Empty once unmounted; never rmtree a tree that may still be mounted.
+        for directory in [*sorted((root / "mnt").glob("*")), root / "mnt", root]:
+            try:
+                directory.rmdir()
+            except OSError:
+                pass  # not there, or holds something that is not ours to delete
     left = residue(host)
     if errors or left:
         raise AgentError(f"teardown of host {host['name']} incomplete: {'; '.join(errors + left)}")
