@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
 
-matplotlib.use("Agg")  # papermill runs headless; JupyterLab still shows the returned figures
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from journalbench.analysis import ARM_ORDER  # noqa: E402
+from journalbench.analysis import ARM_ORDER
 
 sns.set_theme(style="whitegrid", context="notebook")
 
