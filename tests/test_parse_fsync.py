@@ -155,8 +155,20 @@ sys.stdin.readline()
 """
 
 
+@pytest.fixture
+def tracefs():
+    """bpftrace finds tracepoints through tracefs, which a fresh machine may not mount; mount it
+    the way the agent does, and unmount it afterwards if we mounted it."""
+    from journalbench.agent.sampler import TRACEFS, ensure_tracefs
+
+    mounted = ensure_tracefs()
+    yield
+    if mounted:
+        subprocess.run(["umount", str(TRACEFS)], check=True)
+
+
 @pytest.mark.root
-def test_script_traces_a_real_process(tmp_path: Path) -> None:
+def test_script_traces_a_real_process(tmp_path: Path, tracefs) -> None:
     bpftrace = shutil.which("bpftrace")
     assert bpftrace, "bpftrace is not installed (make test installs it)"
     child = subprocess.Popen([sys.executable, "-c", FSYNCER, str(tmp_path / "data")],

@@ -6,6 +6,7 @@ manifest is written last, and only when the run and its teardown both succeeded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -31,7 +32,9 @@ from journalbench.agent.system import log, read, sh, tool_version
 from journalbench.agent.workloads import fio
 from journalbench.errors import AgentError
 
-TRACEFS_MARK = "tracefs-mounted"
+# Machine-wide, not per host: several hosts of one machine (tests) share the one tracefs, and
+# whichever tears down last unmounts it if an agent mounted it.
+TRACEFS_MARK = Path("/run/journalbench/tracefs-mounted")
 
 
 class Interrupted(BaseException):
@@ -249,7 +252,8 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path,
     for tenant in layout.tenants:
         sh(*fio.layout_command(tenant.data_dir, workloads[tenant.name]), timeout=600)
     if ensure_tracefs():
-        (root / TRACEFS_MARK).touch()  # so teardown unmounts what we mounted
+        TRACEFS_MARK.parent.mkdir(parents=True, exist_ok=True)
+        TRACEFS_MARK.touch()  # so teardown unmounts what we mounted
     start_tenants(layout, backend, host, lxcpath)
     if spec["arm"] == "journal-accounted":
         move_journals(layout, backend, host["name"])
@@ -311,9 +315,12 @@ def teardown(host: dict[str, Any]) -> None:
         except Exception as error:  # keep going: later steps may still free resources
             errors.append(f"{what}: {error}")
             log.error("teardown of %s failed: %s", what, error)
-    if (root / TRACEFS_MARK).exists() and not any((TRACEFS / "instances").iterdir()):
+    instances = TRACEFS / "instances"
+    if TRACEFS_MARK.exists() and not (instances.is_dir() and any(instances.iterdir())):
         sh("umount", str(TRACEFS), check=False)
-        (root / TRACEFS_MARK).unlink()
+        TRACEFS_MARK.unlink()
+        with contextlib.suppress(OSError):
+            TRACEFS_MARK.parent.rmdir()
     image = root / "disk.img"
     if image.exists() and not disk.loops_backed_by(root):
         image.unlink()
