@@ -48,7 +48,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from journalbench.campaign import load_hosts, plan  # noqa: PLC0415
 
     runs = plan(args.campaign, load_hosts(args.hosts))
-    print(progress_line(args.campaign, runs, args.raw))
+    print(progress_line(runs[0].campaign if runs else args.campaign, runs, args.raw))
     return 0
 
 
@@ -77,7 +77,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     partial = final.with_name(final.name + ".partial")
     if partial.exists():
         shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
-    print(progress_line(args.campaign, runs, args.raw), file=sys.stderr)
+    print(progress_line(run.campaign, runs, args.raw), file=sys.stderr)
     started = time.monotonic()
     if host["transport"] == "local":
         if os.geteuid() != 0:

@@ -15,6 +15,8 @@ rule notebook:
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
         code=ANALYSIS_CODE,
+    wildcard_constraints:
+        campaign=re.escape(CAMPAIGN),
     output:
         "results/{campaign}/notebooks/{name}.ipynb",
     log:

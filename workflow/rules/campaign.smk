@@ -16,10 +16,11 @@ if MISSING:
         params:
             jb=JB,
             hosts=config["hosts"],
+            campaign=config["campaign"],
         resources:
             **{f"lane_{i}": lane(i) for i in range(len(HOSTS))},
         conda:
             ENV
         shell:
-            "{params.jb} dispatch --campaign {wildcards.campaign} --hosts {params.hosts} "
+            "{params.jb} dispatch --campaign {params.campaign} --hosts {params.hosts} "
             "--host {wildcards.host} --run-id {wildcards.run_id} --raw data/raw 2>&1 | tee {log}"

@@ -10,9 +10,10 @@ import sys
 
 from journalbench import campaign as jb_campaign
 
-CAMPAIGN = config["campaign"]
+# config campaign= is a name in workflow/campaigns/ or a campaign file; folders use its name.
+CAMPAIGN = jb_campaign.load_campaign(str(config["campaign"]))["name"]
 HOSTS = jb_campaign.load_hosts(str(config["hosts"]))
-PLAN = jb_campaign.plan(CAMPAIGN, HOSTS)
+PLAN = jb_campaign.plan(str(config["campaign"]), HOSTS)
 MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 if len(HOSTS) > 32:
@@ -26,6 +27,21 @@ ANALYSIS_CODE = [f"{PACKAGE}/{name}.py" for name in ("analysis", "claims", "plot
 RUN_MANIFESTS = [
     f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
 ]
+
+
+def note_missing_runs(path):
+    """Snakemake does not re-make a deleted run folder while the tables built from it look up to
+    date, so the tables also depend on this list of missing runs: rewritten (made newer) only
+    when runs are missing, it makes tidy, and through it the missing runs, run again."""
+    path = Path(path)
+    text = "".join(f"{run.host}/{run.run_id}\n" for run in MISSING)
+    if not path.exists() or (MISSING and path.read_text() != text):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
+
+
+MISSING_LIST = note_missing_runs(f"data/processed/{CAMPAIGN}/missing-runs.txt")
 
 
 def lane(index):

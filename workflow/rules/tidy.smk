@@ -5,7 +5,10 @@
 rule tidy:
     input:
         manifests=RUN_MANIFESTS,
+        missing=MISSING_LIST,
         code=TIDY_CODE,
+    wildcard_constraints:
+        campaign=re.escape(CAMPAIGN),
     output:
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
