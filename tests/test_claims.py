@@ -75,3 +75,16 @@ def test_every_claim_gets_a_row_per_host_and_missing_data_says_so():
 def test_a_claim_needs_every_test(outcomes, expected):
     tests = pd.DataFrame({"outcome": outcomes})
     assert claims.claim_verdict("C10", tests)[0] == expected
+
+
+def test_io_size_runs_are_only_the_c4_pairs():
+    from journalbench import analysis
+
+    rows = [
+        row("c4", "shared-journal", "victim", "no-fsync", "no-fsync", bs="16k"),
+        row("c4", "shared-journal", "neighbour", "no-fsync", "no-fsync"),
+        row("base", "shared-journal", "victim", "randread-16k", "randread-16k", bs="16k"),
+        row("base", "shared-journal", "neighbour", "randread-16k", "randread-16k", bs="16k"),
+        row("solo", "shared-journal", "victim", "no-fsync", "alone", bs="16k", n_tenants=1),
+    ]
+    assert set(analysis.io_size(pd.DataFrame(rows))["run_id"]) == {"c4"}

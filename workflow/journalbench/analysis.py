@@ -72,7 +72,8 @@ def split(runs: pd.DataFrame) -> pd.DataFrame:
 
 def io_size(runs: pd.DataFrame) -> pd.DataFrame:
     """C4: both tenants of the runs where the 70% tenant writes 16 KiB and the 30% 64 KiB."""
-    ids = runs[(runs["tenant"] == "victim") & (runs["bs"] == "16k")]["run_id"]
+    small = (runs["tenant"] == "victim") & (runs["preset"] == "no-fsync") & (runs["bs"] == "16k")
+    ids = runs[small & (runs["n_tenants"] == 2)]["run_id"]
     return runs[runs["run_id"].isin(ids)]
 
 

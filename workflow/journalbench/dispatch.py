@@ -8,10 +8,14 @@ once per missing run; it also prints campaign progress and an ETA.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from journalbench import runfolder
@@ -63,6 +67,16 @@ def land(partial: Path, final: Path) -> None:
     partial.rename(final)
 
 
+@contextmanager
+def controller_lane(host: str) -> Iterator[None]:
+    """Wait for this controller's other run on the same host (Snakemake's lane resources do
+    the same when the profile is in use; this holds however Snakemake is invoked)."""
+    path = Path(tempfile.gettempdir()) / f"journalbench-lane-{host}.lock"
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def cmd_dispatch(args: argparse.Namespace) -> int:
     from journalbench.campaign import load_hosts, plan  # noqa: PLC0415
 
@@ -77,20 +91,25 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     partial = final.with_name(final.name + ".partial")
     if partial.exists():
         shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
-    print(progress_line(run.campaign, runs, args.raw), file=sys.stderr)
-    started = time.monotonic()
-    if host["transport"] == "local":
-        if os.geteuid() != 0:
-            raise AgentError(f"run {run.run_id} must run on host {host['name']} (this machine) "
-                             "and needs root: rerun snakemake as root")
-        from journalbench.agent.run import execute  # noqa: PLC0415
-
-        execute(run.spec, host, partial)
-    else:
-        from journalbench.remote import run_remote  # noqa: PLC0415
-
-        run_remote(host, run.spec, partial)
-    land(partial, final)
+    with controller_lane(host["name"]):
+        print(progress_line(run.campaign, runs, args.raw), file=sys.stderr)
+        started = time.monotonic()
+        execute_on(host, run.spec, partial)
+        land(partial, final)
     print(f"run {run.run_id} on {host['name']} done in {time.monotonic() - started:.1f} s",
           file=sys.stderr)
     return 0
+
+
+def execute_on(host: dict, spec: dict, partial: Path) -> None:
+    if host["transport"] == "local":
+        if os.geteuid() != 0:
+            raise AgentError(f"run {runfolder.run_id(spec)} must run on host {host['name']} "
+                             "(this machine) and needs root: rerun snakemake as root")
+        from journalbench.agent.run import execute  # noqa: PLC0415
+
+        execute(spec, host, partial)
+    else:
+        from journalbench.remote import run_remote  # noqa: PLC0415
+
+        run_remote(host, spec, partial)

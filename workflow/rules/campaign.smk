@@ -1,5 +1,5 @@
 # Runs the missing experiments of the campaign on its hosts, one at a time on each host
-# (workflow/profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N.
+# (profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N.
 
 
 if MISSING:

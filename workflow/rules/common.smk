@@ -17,7 +17,7 @@ PLAN = jb_campaign.plan(str(config["campaign"]), HOSTS)
 MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 if len(HOSTS) > 32:
-    raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in workflow/profiles)")
+    raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in profiles/default)")
 JB = f"{sys.executable} -m journalbench.cli"  # the venv's journalbench, whatever PATH says
 ENV = "../../environment.yml"
 PACKAGE = "workflow/journalbench"

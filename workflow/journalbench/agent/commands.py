@@ -75,12 +75,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_teardown(args: argparse.Namespace) -> int:
-    from journalbench.agent.run import residue, teardown  # noqa: PLC0415
+    from journalbench.agent.run import host_lock, residue, teardown  # noqa: PLC0415
 
     _, host = load_inputs(None, args.host)
     need_root()
     console_logging(False)
-    before = residue(host)
-    teardown(host)
+    with host_lock(host):
+        before = residue(host)
+        teardown(host)
     print(f"teardown of host {host['name']}: removed {len(before)} item(s); nothing left")
     return 0

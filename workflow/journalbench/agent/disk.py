@@ -179,9 +179,14 @@ def unmount_under(directory: Path) -> None:
         sh("umount", target)
 
 
-def detach_loops(directory: Path) -> None:
+def detach_loops(directory: Path, wait_s: float = 10) -> None:
+    """Detach our loop devices and wait until they are gone: the kernel defers a detach while
+    anything (another agent scanning loop devices, say) still holds the device open."""
     for loop, _ in loops_backed_by(directory):
         sh("losetup", "-d", loop)
+    deadline = time.monotonic() + wait_s
+    while loops_backed_by(directory) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:

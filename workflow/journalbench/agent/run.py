@@ -6,7 +6,7 @@ manifest is written last, and only when the run and its teardown both succeeded.
 
 from __future__ import annotations
 
-import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -22,7 +22,6 @@ from typing import Any
 from journalbench import runfolder
 from journalbench.agent import arms, cgroups, containers, disk
 from journalbench.agent.sampler import (
-    TRACEFS,
     Sampler,
     ensure_tracefs,
     remove_trace_instance,
@@ -31,10 +30,6 @@ from journalbench.agent.sampler import (
 from journalbench.agent.system import log, read, sh, tool_version
 from journalbench.agent.workloads import fio
 from journalbench.errors import AgentError
-
-# Machine-wide, not per host: several hosts of one machine (tests) share the one tracefs, and
-# whichever tears down last unmounts it if an agent mounted it.
-TRACEFS_MARK = Path("/run/journalbench/tracefs-mounted")
 
 
 class Interrupted(BaseException):
@@ -51,6 +46,22 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def host_lock(host: dict[str, Any]) -> Iterator[None]:
+    """Only one run or teardown of a host at a time: a second one would tear down the first
+    one's devices. The kernel drops the lock when its holder dies, even by SIGKILL."""
+    state = Path(host["state_dir"])
+    state.mkdir(parents=True, exist_ok=True)
+    path = state / f"{host['name']}.lock"
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AgentError(f"host {host['name']} is busy: another run or teardown holds "
+                             f"{path}") from None
+        yield
 
 
 @contextmanager
@@ -207,7 +218,7 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, 
     (out / runfolder.SPEC).write_text(json.dumps(spec, indent=1, sort_keys=True) + "\n")
     started = time.monotonic()
     facts: dict[str, Any] = {}
-    with run_log(out / runfolder.RUN_LOG), terminate_as_interrupt():
+    with host_lock(host), run_log(out / runfolder.RUN_LOG), terminate_as_interrupt():
         log.info("run %s on %s: arm %s, %d tenant(s), %d s", spec["run_id"], host["name"],
                  spec["arm"], len(spec["tenants"]), spec["duration_s"])
         failure: BaseException | None = None
@@ -251,13 +262,14 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path,
     workloads = {t["name"]: t["workload"] for t in spec["tenants"]}
     for tenant in layout.tenants:
         sh(*fio.layout_command(tenant.data_dir, workloads[tenant.name]), timeout=600)
-    if ensure_tracefs():
-        TRACEFS_MARK.parent.mkdir(parents=True, exist_ok=True)
-        TRACEFS_MARK.touch()  # so teardown unmounts what we mounted
+    # tracefs stays mounted afterwards, as most distributions mount it at boot: unmounting it
+    # would pull it from under another agent of the same machine (tests run several).
+    mounted_tracefs = ensure_tracefs()
     start_tenants(layout, backend, host, lxcpath)
     if spec["arm"] == "journal-accounted":
         move_journals(layout, backend, host["name"])
     facts = host_facts(host, backend, device, bfq, fsync)
+    facts["tracefs_mounted_by_agent"] = mounted_tracefs
     facts["layout"] = layout_facts(layout, backend, host["name"])
     setup_s = time.monotonic() - started
     sampler = Sampler(
@@ -315,12 +327,6 @@ def teardown(host: dict[str, Any]) -> None:
         except Exception as error:  # keep going: later steps may still free resources
             errors.append(f"{what}: {error}")
             log.error("teardown of %s failed: %s", what, error)
-    instances = TRACEFS / "instances"
-    if TRACEFS_MARK.exists() and not (instances.is_dir() and any(instances.iterdir())):
-        sh("umount", str(TRACEFS), check=False)
-        TRACEFS_MARK.unlink()
-        with contextlib.suppress(OSError):
-            TRACEFS_MARK.parent.rmdir()
     image = root / "disk.img"
     if image.exists() and not disk.loops_backed_by(root):
         image.unlink()
