@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.weightstats import DescrStatsW, ttost_ind
 
-from journalbench import stats
+from journalbench import analysis, stats
 
 ALPHA = 0.05
 SHARE_MARGIN = 0.10  # a split "holds" when the share is within target +- 0.10
@@ -128,18 +128,10 @@ def c3(runs: pd.DataFrame) -> list[Test]:
 
 def c4(runs: pd.DataFrame) -> list[Test]:
     arm = "shared-journal"
-    small = pick_ids(runs, arm=arm, tenant="victim", preset="no-fsync", bs="16k", n_tenants=2)
-    pairs = runs[runs["run_id"].isin(small)]
+    pairs = analysis.io_size(runs[runs["arm"] == arm])
     return [Test("C4", f"{arm}: MB/s of the 30% 64 KiB writer vs the 70% 16 KiB writer",
                  "greater", pick(pairs, "throughput_mb_s", tenant="neighbour", bs="64k"),
                  pick(pairs, "throughput_mb_s", tenant="victim", bs="16k"), unit=" MB/s")]
-
-
-def pick_ids(runs: pd.DataFrame, **where: object) -> set[str]:
-    mask = pd.Series(True, index=runs.index)
-    for key, value in where.items():
-        mask &= runs[key] == value
-    return set(runs.loc[mask, "run_id"])
 
 
 def victim(runs: pd.DataFrame, column: str, arm: str, preset: str, neighbour: str) -> np.ndarray:
