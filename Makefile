@@ -8,10 +8,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.journalbench-installed
 
-# Debian packages the agent and the tests use (installed only when run as root).
-APT_PACKAGES := fio lxc e2fsprogs xfsprogs btrfs-progs util-linux fdisk openssh-server \
-                sysbench mariadb-server redis-server bpftrace qemu-system-x86 \
-                iproute2 procps psmisc
+# Debian packages: what the agent's device, arm, workload and probe modules declare
+# (workflow/journalbench/agent/packages.py gathers them; stdlib only, so no venv is needed),
+# plus what only the tests use (sshd on loopback and in a network namespace).
+AGENT_PACKAGES := $(shell PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.packages)
+TEST_PACKAGES  := openssh-server iproute2 procps
+APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES)
 
 .PHONY: reproduce test venv system-deps lint clean-venv
 
@@ -32,6 +34,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 system-deps:
+	@test -n "$(AGENT_PACKAGES)" || { echo "system-deps: python3 -m journalbench.agent.packages listed nothing"; exit 1; }
 	@if [ "$$(id -u)" != 0 ]; then \
 	  echo "system-deps: not root, skipping apt packages (root-only tests will be skipped)"; \
 	else \

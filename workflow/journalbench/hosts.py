@@ -12,6 +12,7 @@ HOSTS_DIR = Path(__file__).resolve().parent.parent.parent / "hosts"
 DEFAULT_STATE_DIR = "/var/lib/journalbench"
 DEFAULT_BFQ = {"strict_guarantees": 1}
 DEFAULT_PYTHON = "python3"
+DEFAULT_IMAGE_GB = 12
 DEFAULT_SSH = {
     "port": 22,
     "user": "root",
@@ -51,6 +52,6 @@ def load_host(name_or_path: str) -> dict[str, Any]:
     host.setdefault("state_dir", DEFAULT_STATE_DIR)
     host["bfq"] = {**DEFAULT_BFQ, **host.get("bfq", {})}
     if host["device"]["kind"] == "image":
-        host["device"].setdefault("size_gb", 12)
+        host["device"].setdefault("size_gb", DEFAULT_IMAGE_GB)
     host["_file"] = str(path)
     return host

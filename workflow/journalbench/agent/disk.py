@@ -14,8 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from journalbench.agent.packages import Tool
 from journalbench.agent.system import log, mounts, read, sh, write
 from journalbench.errors import AgentError
+
+TOOLS = (
+    Tool("losetup", "mount", True, "image device"),
+    Tool("sfdisk", "fdisk", True, "partitions"),
+    Tool("partx", "util-linux", True, "partitions"),
+    Tool("wipefs", "util-linux", True, "device wipe"),
+    Tool("findmnt", "util-linux", True, "device guard"),
+    Tool("mkfs.ext4", "e2fsprogs", True, "ext4 volumes"),
+    Tool("mount", "mount", True, "volumes"),
+)
 
 MOUNT_OPTIONS = "noinit_itable"  # no background inode-table zeroing during measurements
 

@@ -13,6 +13,7 @@ import os
 import platform
 import signal
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,15 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import arms, cgroups, containers, disk
+from journalbench.agent import cgroups, disk
+from journalbench.agent.arms import ARMS, arm_class
+from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.sampler import (
     Sampler,
     ensure_tracefs,
     remove_trace_instance,
     trace_instance,
 )
-from journalbench.agent.system import log, read, sh, tool_version
-from journalbench.agent.workloads import fio
+from journalbench.agent.system import log, read, sh
+from journalbench.agent.workloads import workload_for
+from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 
 
@@ -77,16 +81,9 @@ def run_log(path: Path) -> Iterator[None]:
         handler.close()
 
 
-def tool_versions() -> dict[str, str]:
-    return {
-        "fio": tool_version("fio", "--version"),
-        "lxc": tool_version("lxc-start", "--version"),
-        "python": platform.python_version(),
-    }
-
-
 def host_facts(host: dict[str, Any], backend: cgroups.Backend, device: disk.Device,
-               bfq: dict[str, str], fsync: dict[str, float]) -> dict[str, Any]:
+               bfq: dict[str, str], fsync: dict[str, float],
+               tools: dict[str, str]) -> dict[str, Any]:
     return {
         "hostname": socket.gethostname(),
         "host": host["name"],
@@ -103,10 +100,17 @@ def host_facts(host: dict[str, Any], backend: cgroups.Backend, device: disk.Devi
             "model": backing_model(device),
         },
         "device_fsync_lat_ms": fsync,
-        "tools": tool_versions(),
+        "tools": {**tools, "python": platform.python_version()},
         "virt_accel": None,
         "cpus": os.cpu_count(),
     }
+
+
+def tool_versions(arm: Arm, workloads: dict[str, Workload]) -> dict[str, str]:
+    versions = arm.versions()
+    for workload in {type(w): w for w in workloads.values()}.values():
+        versions.update(workload.versions())
+    return versions
 
 
 def backing_model(device: disk.Device) -> str:
@@ -126,93 +130,39 @@ def prepare_device(host: dict[str, Any]) -> disk.Device:
     return device
 
 
-def layout_facts(layout: arms.Layout, backend: cgroups.Backend, host: str) -> dict[str, Any]:
-    return {
-        "arm": layout.arm,
-        "tenants": {
-            t.name: {
-                "volume": t.volume, "data_dir": str(t.data_dir),
-                "cgroup": "/" + cgroups.tenant_cgroup(host, t.name),
-                "weight_set": t.weight,
-                "weight_read_back": backend.weight(cgroups.tenant_cgroup(host, t.name)),
-                "jbd2": t.jbd2.name,
-            }
-            for t in layout.tenants
-        },
-        "jbd2": [
-            {"name": j.name, "pid": j.pid, "tenant": j.tenant,
-             "cgroup_during_run": backend.cgroup_of(j.pid)}
-            for j in layout.jbd2_threads
-        ],
-        "mount_options": disk.MOUNT_OPTIONS,
-    }
-
-
-def move_journals(layout: arms.Layout, backend: cgroups.Backend, host: str) -> None:
-    """journal-accounted: charge each jbd2 thread to its tenant's cgroup, and check it."""
-    for thread in layout.jbd2_threads:
-        target = cgroups.tenant_cgroup(host, thread.tenant)
-        backend.move_thread(thread.pid, target)
-        where = backend.cgroup_of(thread.pid)
-        if where != "/" + target:
-            raise AgentError(f"{thread.name} is in {where}, not in /{target}")
-        log.info("moved %s (pid %d) into /%s", thread.name, thread.pid, target)
-
-
-def start_tenants(layout: arms.Layout, backend: cgroups.Backend, host: dict[str, Any],
-                  lxcpath: Path) -> None:
-    for index, tenant in enumerate(layout.tenants):
-        config = containers.config_text(
-            host["name"], tenant.name, tenant.data_dir, tenant.weight,
-            containers.cpu_for(index), backend, lxcpath / f"{tenant.name}.log")
-        containers.start(lxcpath, tenant.name, config)
-        rel = cgroups.tenant_cgroup(host["name"], tenant.name)
-        # LXC sets the weight on the container's own cgroup; cgroup weights only compete
-        # among siblings, and our tenant groups are siblings under journalbench/<host>.
-        if backend.weight(rel) != tenant.weight:
-            raise AgentError(
-                f"{rel}: weight reads {backend.weight(rel)}, spec says {tenant.weight}")
-
-
-def run_workloads(spec: dict[str, Any], layout: arms.Layout, lxcpath: Path, out: Path,
-                  sampler: Sampler) -> None:
-    workloads = {t["name"]: t["workload"] for t in spec["tenants"]}
-    procs = []
+def measure(workloads: dict[str, Workload], arm: Arm, out: Path, sampler: Sampler,
+            duration_s: int) -> None:
+    """The measured phase: every tenant's workload starts together under the sampler."""
+    procs: list[Process] = []
+    probes = [probe for w in workloads.values() for probe in w.probes()]
     sampler.start()
     try:
-        for tenant in layout.tenants:
-            argv = fio.run_command(tenant.name, containers.DATA_MOUNT, workloads[tenant.name],
-                                   spec["duration_s"])
-            stdout = (out / runfolder.fio_file(tenant.name)).open("wb")
-            stderr = (out / f"fio-{tenant.name}.stderr").open("wb")
-            procs.append((tenant.name, containers.attach(lxcpath, tenant.name, argv, stdout,
-                                                          stderr), stdout, stderr))
-        deadline = time.monotonic() + spec["duration_s"] + 120
-        for name, proc, stdout, stderr in procs:
-            code = proc.wait(timeout=max(1, deadline - time.monotonic()))
-            stdout.close()
-            stderr.close()
-            if code != 0:
-                detail = (out / f"fio-{name}.stderr").read_text().strip().splitlines()
-                raise AgentError(f"fio in {name} exited {code}: {detail[-1] if detail else ''}")
+        for probe in probes:
+            probe.start()
+        for name, workload in workloads.items():
+            procs += workload.start(arm.shell(name), out)
+        deadline = time.monotonic() + duration_s + 120
+        for proc in procs:
+            try:
+                code = proc.popen.wait(timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise AgentError(f"{proc.what} still running {duration_s + 120} s after "
+                                 "the start") from None
+            proc.close()
+            proc.check(code)
     finally:
-        for _, proc, stdout, stderr in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            stdout.close()
-            stderr.close()
+        for proc in procs:
+            proc.kill()
+        for probe in probes:
+            probe.stop()
         sampler.stop()
-    for name, *_ in procs:
-        stderr_file = out / f"fio-{name}.stderr"
-        if stderr_file.stat().st_size == 0:
-            stderr_file.unlink()
+    for proc in procs:
+        proc.drop_empty_stderr()
 
 
 def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, Any]:
     """Run one spec on this host into `out` (which must not exist yet); return host facts."""
-    if spec["arm"] == "vm":
-        raise AgentError("the vm arm is not implemented yet (container arms only)")
+    cls = arm_class(spec["arm"])  # an unknown arm fails before anything is made
     out.mkdir(parents=True)
     spec = {**spec, "run_id": runfolder.run_id(spec), "host": host["name"]}
     (out / runfolder.SPEC).write_text(json.dumps(spec, indent=1, sort_keys=True) + "\n")
@@ -223,8 +173,9 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, 
                  spec["arm"], len(spec["tenants"]), spec["duration_s"])
         failure: BaseException | None = None
         teardown_s = 0.0
+        arm = cls(Context(host, disk.state_root(host), cgroups.detect()))
         try:
-            facts = setup_and_run(spec, host, out, started)
+            facts = setup_and_run(spec, host, out, started, arm)
         except BaseException as error:
             failure = error
             log.error("run failed: %s", error)
@@ -232,6 +183,7 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, 
         finally:
             t0 = time.monotonic()
             try:
+                arm.stop()
                 teardown(host)
             except BaseException as error:
                 log.error("teardown failed: %s", error)
@@ -246,55 +198,70 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, 
     return facts
 
 
-def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path,
-                  started: float) -> dict[str, Any]:
-    root = disk.state_root(host)
-    lxcpath = containers.lxc_path(root)
-    if containers.names(lxcpath) or cgroups.host_groups_present(host["name"]):
-        raise AgentError(f"host {host['name']} has residue of an earlier run: "
+def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started: float,
+                  arm: Arm) -> dict[str, Any]:
+    root = arm.context.root
+    left = leftovers(root) + cgroups.host_groups_present(host["name"])
+    if left:
+        raise AgentError(f"host {host['name']} has residue of an earlier run ({left[0]}): "
                          f"run `journalbench teardown --host {host['name']}` first")
-    backend = cgroups.detect()
+    backend = arm.context.backend
     device = prepare_device(host)
     bfq = disk.set_bfq(device, {**host["bfq"], **spec.get("bfq", {})})
     fsync = disk.measure_fsync(device)
     log.info("device %s fsync latency %.3f ms (mean)", device.path, fsync["mean"])
-    layout = arms.build(spec["arm"], device, root / "mnt", spec["tenants"])
-    workloads = {t["name"]: t["workload"] for t in spec["tenants"]}
-    for tenant in layout.tenants:
-        sh(*fio.layout_command(tenant.data_dir, workloads[tenant.name]), timeout=600)
+    arm.prepare(device, spec["tenants"])
+    workloads = {t["name"]: workload_for(t["name"], t["workload"], spec["duration_s"])
+                 for t in spec["tenants"]}
     # tracefs stays mounted afterwards, as most distributions mount it at boot: unmounting it
     # would pull it from under another agent of the same machine (tests run several).
     mounted_tracefs = ensure_tracefs()
-    start_tenants(layout, backend, host, lxcpath)
-    if spec["arm"] == "journal-accounted":
-        move_journals(layout, backend, host["name"])
-    facts = host_facts(host, backend, device, bfq, fsync)
-    facts["tracefs_mounted_by_agent"] = mounted_tracefs
-    facts["layout"] = layout_facts(layout, backend, host["name"])
-    setup_s = time.monotonic() - started
-    sampler = Sampler(
-        out / runfolder.SAMPLES, backend, device.name, device.devnum,
-        {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in layout.tenants},
-        {t.name: t.weight for t in layout.tenants}, layout.jbd2_threads, host["name"])
-    log.info("setup took %.2f s; workloads start", setup_s)
-    t0 = time.monotonic()
-    run_workloads(spec, layout, lxcpath, out, sampler)
-    facts["timing"] = {"setup_s": round(setup_s, 3), "workload_s": round(time.monotonic() - t0, 3)}
+    arm.start()
+    try:
+        for name, workload in workloads.items():
+            workload.prepare(arm.shell(name))
+        arm.after_start()
+        facts = host_facts(host, backend, device, bfq, fsync, tool_versions(arm, workloads))
+        facts["tracefs_mounted_by_agent"] = mounted_tracefs
+        facts["layout"] = arm.facts()
+        setup_s = time.monotonic() - started
+        sampler = Sampler(
+            out / runfolder.SAMPLES, backend, device.name, device.devnum,
+            {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
+            {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"])
+        log.info("setup took %.2f s; workloads start", setup_s)
+        t0 = time.monotonic()
+        measure(workloads, arm, out, sampler, spec["duration_s"])
+        facts["timing"] = {"setup_s": round(setup_s, 3),
+                           "workload_s": round(time.monotonic() - t0, 3)}
+        for name, workload in workloads.items():
+            workload.finish(arm.shell(name), out)
+        arm.before_stop()
+    finally:
+        stop_workloads(arm, workloads)
     return facts
 
 
-def restore_journals(host: str) -> None:
-    """Move every kernel thread found in our cgroups (the jbd2 threads) back to the root."""
-    backend = cgroups.detect()
-    top = backend.path(cgroups.host_parent(host))
-    if not top.is_dir():
-        return
-    for tasks in top.rglob("tasks" if backend.version == 1 else "cgroup.procs"):
-        for tid in tasks.read_text().split():
-            comm = Path(f"/proc/{tid}/comm")
-            if comm.exists() and comm.read_text().startswith("jbd2/"):
-                backend.move_thread(int(tid), "")
-                log.info("moved %s back to the root cgroup", comm.read_text().strip())
+def stop_workloads(arm: Arm, workloads: dict[str, Workload]) -> None:
+    """Servers stop inside their tenants; the tenants themselves stop in teardown."""
+    for name, workload in workloads.items():
+        try:
+            workload.stop(arm.shell(name))
+        except Exception as error:  # teardown stops the tenant anyway; keep the run's error
+            log.error("stopping the workload of %s failed: %s", name, error)
+
+
+def arm_cleanups() -> list[type[Arm]]:
+    """One arm class per distinct clean-up (the container arms share theirs), in list order."""
+    seen: dict[object, type[Arm]] = {}
+    for cls in ARMS.values():
+        seen.setdefault(cls.clean.__func__, cls)  # type: ignore[attr-defined]
+    return list(seen.values())
+
+
+def leftovers(root: Path) -> list[str]:
+    """What the arms' tenants left (containers, guests), found by discovery."""
+    return list(dict.fromkeys(item for cls in arm_cleanups() for item in cls.leftovers(root)))
 
 
 def residue(host: dict[str, Any]) -> list[str]:
@@ -302,7 +269,7 @@ def residue(host: dict[str, Any]) -> list[str]:
     root = disk.state_root(host)
     found = [f"loop device {d} ({f})" for d, f in disk.loops_backed_by(root)]
     found += [f"mount {m}" for m in disk.mounts_under(root)]
-    found += [f"container {c}" for c in containers.names(containers.lxc_path(root))]
+    found += leftovers(root)
     found += [f"cgroup {g}" for g in cgroups.host_groups_present(host["name"])]
     if trace_instance(host["name"]).exists():
         found.append(f"trace instance {trace_instance(host['name'])}")
@@ -314,8 +281,8 @@ def teardown(host: dict[str, Any]) -> None:
     root = disk.state_root(host)
     steps = [
         ("trace instance", lambda: remove_trace_instance(host["name"])),
-        ("jbd2 threads", lambda: restore_journals(host["name"])),
-        ("containers", lambda: containers.destroy_all(containers.lxc_path(root))),
+        *[(f"{cls.NAME} tenants", lambda cls=cls: cls.clean(host, root))
+          for cls in arm_cleanups()],
         ("mounts", lambda: disk.unmount_under(root)),
         ("loop devices", lambda: disk.detach_loops(root)),
         ("cgroups", lambda: cgroups.remove_host_groups(host["name"])),

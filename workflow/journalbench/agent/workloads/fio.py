@@ -1,9 +1,14 @@
-"""fio workloads of the thesis (CLAIMS.md): presets, the data-file layout, the command line."""
+"""fio, the thesis's micro-benchmark: presets, the data-file layout, the command line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from journalbench import runfolder
+from journalbench.agent.packages import Tool
+from journalbench.agent.system import tool_version
+from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into
 
 PRESETS: dict[str, dict[str, Any]] = {
     "no-fsync": {"rw": "write", "bs": "64k", "fsync": 0},
@@ -16,6 +21,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 DATA_FILE = "fio.dat"
 DEFAULT_SIZE_MB = 256
+LAYOUT_TIMEOUT_S = 600
 
 
 def job(workload: dict[str, Any]) -> dict[str, Any]:
@@ -26,11 +32,11 @@ def job(workload: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-def layout_command(directory: Path, workload: dict[str, Any]) -> list[str]:
+def layout_command(directory: str, workload: dict[str, Any]) -> list[str]:
     """Write the whole data file once, so measured writes overwrite allocated blocks and
     reads read real data, and no tenant starts while another is still laying out."""
     return [
-        "fio", "--name=layout", f"--filename={directory / DATA_FILE}", "--rw=write", "--bs=1m",
+        "fio", "--name=layout", f"--filename={directory}/{DATA_FILE}", "--rw=write", "--bs=1m",
         f"--size={job(workload)['size_mb']}m", "--direct=1", "--ioengine=psync",
         "--output-format=terse",
     ]
@@ -48,3 +54,24 @@ def run_command(tenant: str, directory: str, workload: dict[str, Any],
     if settings["fsync"]:
         args.append(f"--fsync={settings['fsync']}")
     return args
+
+
+class Fio(Workload):
+    TOOL = "fio"
+    TOOLS = (Tool("fio", "fio", True, "fio workloads"),)
+    PRESETS = PRESETS
+
+    def versions(self) -> dict[str, str]:
+        return {"fio": tool_version("fio", "--version")}
+
+    def prepare(self, shell: TenantShell) -> None:
+        shell.run(layout_command(shell.data_dir, self.settings), timeout=LAYOUT_TIMEOUT_S)
+
+    def start(self, shell: TenantShell, out: Path) -> list[Process]:
+        argv = run_command(self.tenant, shell.data_dir, self.settings, self.duration_s)
+        return [spawn_into(shell, argv, f"fio in {self.tenant}",
+                           out / runfolder.fio_file(self.tenant),
+                           out / f"fio-{self.tenant}.stderr")]
+
+    def outputs(self) -> list[str]:
+        return [runfolder.fio_file(self.tenant)]

@@ -1,7 +1,8 @@
 """LXC containers: the host's root read-only, the tenant's data mounted at /mnt, its own cgroup.
 
 Containers live in their own lxcpath under the host's state directory, so teardown finds every
-container the agent ever made there, and none of anyone else's.
+container the agent ever made there, and none of anyone else's. `ContainerArm` is what the three
+container arms share: they differ only in their storage (and journal-accounted in its hooks).
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from journalbench.agent.arms.base import Arm
 from journalbench.agent.cgroups import Backend, monitor_cgroup, tenant_cgroup
-from journalbench.agent.system import log, sh
+from journalbench.agent.packages import Tool
+from journalbench.agent.system import log, sh, tool_version
 from journalbench.errors import AgentError
 
 DATA_MOUNT = "/mnt"  # exists on every Debian root, so the read-only root needs no new dir
@@ -98,3 +101,43 @@ def destroy_all(lxcpath: Path) -> None:
 
 def cpu_for(index: int) -> int:
     return index % (os.cpu_count() or 1)
+
+
+class ContainerArm(Arm):
+    """Each tenant an LXC container with the host's root read-only and its data at /mnt."""
+
+    TOOLS = (
+        Tool("lxc-start", "lxc", True, "container arms"),
+        Tool("lxc-attach", "lxc", True, "container arms"),
+    )
+    DATA_MOUNT = DATA_MOUNT
+
+    @property
+    def lxcpath(self) -> Path:
+        return lxc_path(self.context.root)
+
+    def start(self) -> None:
+        host = self.context.host_name
+        for index, tenant in enumerate(self.tenants):
+            config = config_text(host, tenant.name, tenant.data_dir, tenant.weight, cpu_for(index),
+                                 self.context.backend, self.lxcpath / f"{tenant.name}.log")
+            start(self.lxcpath, tenant.name, config)
+        self.check_weights()
+
+    def spawn(self, tenant: str, argv: list[str], stdout: IO[bytes],
+              stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+        return attach(self.lxcpath, tenant, argv, stdout, stderr)
+
+    def stop(self) -> None:
+        destroy_all(self.lxcpath)
+
+    def versions(self) -> dict[str, str]:
+        return {"lxc": tool_version("lxc-start", "--version")}
+
+    @classmethod
+    def leftovers(cls, root: Path) -> list[str]:
+        return [f"container {c}" for c in names(lxc_path(root))]
+
+    @classmethod
+    def clean(cls, host: dict[str, Any], root: Path) -> None:
+        destroy_all(lxc_path(root))

@@ -1,0 +1,92 @@
+"""Each list (arms, workloads, presets, defaults, packages) is defined once in code; the JSON
+schemas and the Makefile must agree with it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from journalbench import hosts
+from journalbench.agent import packages
+from journalbench.agent.arms import ARMS
+from journalbench.agent.workloads import WORKLOADS, fio
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
+
+
+def schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+
+
+def fio_branch() -> dict[str, Any]:
+    workload = schema("run-spec")["$defs"]["workload"]
+    branches = [b["then"] for b in workload["allOf"]
+                if b["if"]["properties"]["tool"].get("const") == "fio"]
+    assert len(branches) == 1
+    return branches[0]["properties"]
+
+
+def test_run_spec_arms_are_the_arm_modules() -> None:
+    assert schema("run-spec")["properties"]["arm"]["enum"] == list(ARMS)
+
+
+def test_campaign_arms_are_the_arm_modules() -> None:
+    experiment = schema("campaign")["properties"]["experiments"]["items"]
+    assert experiment["properties"]["arms"]["items"]["enum"] == list(ARMS)
+
+
+def test_workload_tools_are_the_workload_modules() -> None:
+    tools = schema("run-spec")["$defs"]["workload"]["properties"]["tool"]["enum"]
+    assert tools == list(WORKLOADS)
+    assert all(cls.TOOL == name for name, cls in WORKLOADS.items())
+
+
+def test_fio_presets_and_defaults() -> None:
+    properties = fio_branch()
+    assert properties["preset"]["enum"] == list(fio.PRESETS)
+    assert properties["size_mb"]["default"] == fio.DEFAULT_SIZE_MB
+
+
+def test_host_defaults() -> None:
+    properties = schema("host")["properties"]
+    assert properties["state_dir"]["default"] == hosts.DEFAULT_STATE_DIR
+    assert properties["python"]["default"] == hosts.DEFAULT_PYTHON
+    assert properties["bfq"]["default"] == hosts.DEFAULT_BFQ
+    image = next(b["then"]["properties"] for b in properties["device"]["allOf"]
+                 if b["if"]["properties"]["kind"]["const"] == "image")
+    assert image["size_gb"]["default"] == hosts.DEFAULT_IMAGE_GB
+    ssh = properties["ssh"]["properties"]
+    assert {k: ssh[k]["default"] for k in hosts.DEFAULT_SSH} == hosts.DEFAULT_SSH
+    assert {k for k, v in ssh.items() if "default" in v} == set(hosts.DEFAULT_SSH)
+
+
+def test_every_arm_and_workload_declares_its_tools() -> None:
+    for cls in [*ARMS.values(), *WORKLOADS.values()]:
+        assert cls.TOOLS, f"{cls.__name__} declares no tools"
+    commands = [t.command for t in packages.tools()]
+    assert len(commands) == len(set(commands))
+    assert {"fio", "lxc-start", "mkfs.ext4", "bpftrace"} <= set(commands)
+
+
+def test_a_tool_some_module_requires_is_required() -> None:
+    tools = {t.command: t for t in packages.tools()}
+    assert tools["fio"].required and not tools["bpftrace"].required
+
+
+@pytest.mark.parametrize("arch, package", [("x86_64", "qemu-system-x86"),
+                                           ("aarch64", "qemu-system-arm")])
+def test_arch_placeholders(arch: str, package: str) -> None:
+    tool = packages.Tool("qemu-system-{arch}", "qemu-system-{qarch}", True, "vm").for_arch(arch)
+    assert tool.command == f"qemu-system-{arch}" and tool.package == package
+
+
+def test_makefile_installs_what_the_modules_declare(repo: Path) -> None:
+    """The Makefile asks the package (with the system python, before any venv) for its list."""
+    out = subprocess.run(["make", "-s", "-n", "-C", str(repo), "system-deps"],
+                         capture_output=True, text=True, check=True).stdout
+    listed = out.split('"')[1].split()  # the recipe's first line tests the list is not empty
+    assert sorted(listed) == packages.debian()

@@ -1,0 +1,220 @@
+"""The interface every arm implements, and what an arm knows about its tenants.
+
+An arm decides how tenants' storage maps onto the one test device, how a tenant is started
+(container, VM), how a command runs inside it, and what it adds to host.json. The agent's run
+(`agent/run.py`) calls, in order: `prepare` (storage), `start`, the workloads' own preparation
+through `run`/`spawn`, `after_start`, the measured phase, `before_stop`, `stop`. Teardown after a
+crash cannot rely on an arm object, so each arm class also finds and removes its own leftovers
+by discovery (`leftovers`, `clean`).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+from journalbench.agent import cgroups, disk
+from journalbench.agent.packages import Tool
+from journalbench.agent.sampler import Jbd2
+from journalbench.agent.system import log
+from journalbench.errors import AgentError
+
+
+@dataclass
+class TenantLayout:
+    name: str
+    weight: int
+    data_dir: Path  # the tenant's data folder as the host sees it
+    volume: str  # block device holding the tenant's file system
+    jbd2: Jbd2 | None  # None when the journal runs where the host cannot see it (a guest)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an arm needs from the run: the host, its state folder and the cgroup backend."""
+
+    host: dict[str, Any]
+    root: Path  # the host's state folder: every mount, image and container lives below it
+    backend: cgroups.Backend
+
+    @property
+    def host_name(self) -> str:
+        return str(self.host["name"])
+
+    def cgroup(self, tenant: str) -> str:
+        return cgroups.tenant_cgroup(self.host_name, tenant)
+
+
+class Arm:
+    NAME: ClassVar[str]
+    TOOLS: ClassVar[tuple[Tool, ...]] = ()
+    DATA_MOUNT: ClassVar[str] = "/mnt"  # where a tenant sees its data folder
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.tenants: list[TenantLayout] = []
+
+    # -- storage and lifecycle ---------------------------------------------------------------
+
+    def prepare(self, device: disk.Device, tenants: list[dict[str, Any]]) -> None:
+        """Make the tenants' file systems on the test device and fill `self.tenants`."""
+        raise NotImplementedError
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def after_start(self) -> None:
+        """Once the tenants run and their workloads are prepared, before measuring."""
+
+    def before_stop(self) -> None:
+        """After measuring, before the tenants stop."""
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    # -- commands inside a tenant -------------------------------------------------------------
+
+    def spawn(self, tenant: str, argv: list[str], stdout: IO[bytes],
+              stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+        raise NotImplementedError
+
+    def run(self, tenant: str, argv: list[str], timeout: float = 600) -> str:
+        """Run argv inside the tenant and return its stdout; a failure names the tenant."""
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            proc = self.spawn(tenant, argv, out, err)
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise AgentError(f"{argv[0]} in {tenant} timed out after {timeout:.0f} s") from None
+            out.seek(0)
+            err.seek(0)
+            if code != 0:
+                detail = err.read().decode(errors="replace").strip().splitlines()
+                raise AgentError(f"{argv[0]} in {tenant} exited {code}: "
+                                 f"{detail[-1] if detail else 'no output'}")
+            return out.read().decode(errors="replace")
+
+    def shell(self, tenant: str) -> TenantShell:
+        return TenantShell(self, tenant)
+
+    # -- what the run records -----------------------------------------------------------------
+
+    @property
+    def jbd2_threads(self) -> list[Jbd2]:
+        """Journal threads the host can see and sample, once each."""
+        unique = {t.jbd2.pid: t.jbd2 for t in self.tenants if t.jbd2 is not None}
+        return list(unique.values())
+
+    def versions(self) -> dict[str, str]:
+        """Tool versions of the arm's runtime, for host.json's `tools`."""
+        return {}
+
+    def facts(self) -> dict[str, Any]:
+        """host.json's `layout`: the tenants, their cgroups and weights, the journals."""
+        backend, host = self.context.backend, self.context.host_name
+        return {
+            "arm": self.NAME,
+            "tenants": {
+                t.name: {
+                    "volume": t.volume, "data_dir": str(t.data_dir),
+                    "cgroup": "/" + self.context.cgroup(t.name),
+                    "weight_set": t.weight,
+                    "weight_read_back": backend.weight(cgroups.tenant_cgroup(host, t.name)),
+                    "jbd2": t.jbd2.name if t.jbd2 else None,
+                }
+                for t in self.tenants
+            },
+            "jbd2": [
+                {"name": j.name, "pid": j.pid, "tenant": j.tenant,
+                 "cgroup_during_run": backend.cgroup_of(j.pid)}
+                for j in self.jbd2_threads
+            ],
+            "mount_options": disk.MOUNT_OPTIONS,
+        }
+
+    def check_weights(self) -> None:
+        """cgroup weights only compete among siblings: each tenant's own group must read back
+        the weight the spec gave it."""
+        for tenant in self.tenants:
+            rel = self.context.cgroup(tenant.name)
+            found = self.context.backend.weight(rel)
+            if found != tenant.weight:
+                raise AgentError(f"{rel}: weight reads {found}, spec says {tenant.weight}")
+
+    # -- clean-up by discovery (also after kill -9 of the agent) ------------------------------
+
+    @classmethod
+    def leftovers(cls, root: Path) -> list[str]:
+        return []
+
+    @classmethod
+    def clean(cls, host: dict[str, Any], root: Path) -> None:
+        """Remove what runs of this arm leave on the host, found without the run's state."""
+
+
+@dataclass(frozen=True)
+class TenantShell:
+    """An arm bound to one tenant: what a workload needs to run its commands there."""
+
+    arm: Arm
+    name: str
+
+    @property
+    def data_dir(self) -> str:
+        return self.arm.DATA_MOUNT
+
+    def run(self, argv: list[str], timeout: float = 600) -> str:
+        return self.arm.run(self.name, argv, timeout)
+
+    def spawn(self, argv: list[str], stdout: IO[bytes],
+              stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+        return self.arm.spawn(self.name, argv, stdout, stderr)
+
+
+def find_jbd2(volume: str, tenant: str | None) -> Jbd2:
+    """The journal thread of the ext4 on `volume` (its name is jbd2/<dev>-<journal inode>)."""
+    wanted = f"jbd2/{Path(volume).name}-"[:15]
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            name = comm.read_text().strip()
+        except OSError:
+            continue
+        if name.startswith(wanted):
+            return Jbd2(name=name, pid=int(comm.parent.name), tenant=tenant)
+    raise AgentError(f"no jbd2 thread for {volume} (is it mounted as ext4 with a journal?)")
+
+
+def one_ext4(device: disk.Device, mount_root: Path,
+             tenants: list[dict[str, Any]]) -> list[TenantLayout]:
+    """One ext4 over the whole device, each tenant a folder of it: one shared journal."""
+    disk.wipe(device)
+    disk.mkfs_ext4(device.path, "jb-shared")
+    mount = mount_root / "shared"
+    disk.mount_ext4(device.path, mount)
+    journal = find_jbd2(device.path, None)
+    layouts = []
+    for tenant in tenants:
+        data = mount / tenant["name"]
+        data.mkdir()
+        layouts.append(TenantLayout(tenant["name"], tenant["weight"], data, device.path, journal))
+    return layouts
+
+
+def ext4_per_tenant(device: disk.Device, mount_root: Path,
+                    tenants: list[dict[str, Any]]) -> list[TenantLayout]:
+    """One partition and ext4 per tenant: one journal thread each."""
+    layouts = []
+    volumes = disk.make_partitions(device, len(tenants))
+    for tenant, volume in zip(tenants, volumes, strict=True):
+        disk.mkfs_ext4(volume, f"jb-{tenant['name']}")
+        mount = mount_root / tenant["name"]
+        disk.mount_ext4(volume, mount)
+        layouts.append(TenantLayout(tenant["name"], tenant["weight"], mount, volume,
+                                    find_jbd2(volume, tenant["name"])))
+        log.debug("tenant %s on %s", tenant["name"], volume)
+    return layouts

@@ -1,0 +1,66 @@
+"""What the agent needs on a test host: each module that runs a tool declares it in its `TOOLS`;
+this module only gathers them (for `check-host` and the Makefile's apt line).
+
+`python3 -m journalbench.agent.packages` prints the Debian packages (stdlib only, so the
+Makefile can ask before the venv exists).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tool:
+    command: str  # may hold {arch} (e.g. qemu-system-{arch})
+    package: str  # Debian package; may hold {qarch}
+    required: bool
+    purpose: str
+
+    def for_arch(self, arch: str) -> Tool:
+        return Tool(self.command.format(arch=arch),
+                    self.package.format(qarch=QEMU_PACKAGE_ARCH.get(arch, arch)),
+                    self.required, self.purpose)
+
+
+QEMU_PACKAGE_ARCH = {"x86_64": "x86", "aarch64": "arm", "ppc64le": "ppc", "s390x": "s390x"}
+
+# The controller's transport runs these on the host (deploy checks the bundle, fetch packs the
+# run folder).
+TRANSPORT_TOOLS = (
+    Tool("tar", "tar", True, "fetching run folders"),
+    Tool("sha256sum", "coreutils", True, "deploy"),
+)
+
+
+def tools(arch: str = "x86_64") -> list[Tool]:
+    """Every tool of the device, the arms, the workloads and the probes, once each, in that
+    order; a tool several modules need is required when any of them requires it."""
+    from journalbench.agent import arms, disk, probes, workloads
+
+    declared = [*disk.TOOLS, *TRANSPORT_TOOLS]
+    for arm in arms.ARMS.values():
+        declared += arm.TOOLS
+    for workload in workloads.WORKLOADS.values():
+        declared += workload.TOOLS
+    declared += probes.TOOLS
+    merged: dict[str, Tool] = {}
+    for tool in (t.for_arch(arch) for t in declared):
+        known = merged.get(tool.command)
+        if known is None:
+            merged[tool.command] = tool
+        elif tool.required and not known.required:
+            merged[tool.command] = tool
+    return list(merged.values())
+
+
+def debian(arch: str = "x86_64") -> list[str]:
+    """The Debian packages of every tool, sorted, once each."""
+    return sorted({t.package for t in tools(arch)})
+
+
+if __name__ == "__main__":
+    import platform
+
+    print(" ".join(debian(platform.machine() if len(sys.argv) < 2 else sys.argv[1])))

@@ -1,0 +1,63 @@
+"""Probes a workload may run beside its measured phase. One so far: the bpftrace fsync tracer
+(`workloads/fsync.bt`), which summarises fsync/fdatasync latency of a cgroup (v2 id) or of up to
+eight processes into `fsync-<tenant>.txt` (parsed by journalbench.parse.fsync)."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from journalbench.agent.packages import Tool
+from journalbench.agent.sampler import ensure_tracefs
+from journalbench.errors import AgentError
+
+TOOLS = (Tool("bpftrace", "bpftrace", False, "fsync latency of database workloads"),)
+SCRIPT = Path(__file__).resolve().parent / "workloads" / "fsync.bt"
+MAX_PIDS = 8
+HEADER = "journalbench-fsync"
+
+
+class FsyncTracer:
+    """bpftrace running fsync.bt on a cgroup v2 id, or (id 0) on the given pids."""
+
+    def __init__(self, out: Path, cgroup_id: int = 0, pids: tuple[int, ...] = ()) -> None:
+        if not cgroup_id and not 1 <= len(pids) <= MAX_PIDS:
+            raise AgentError(f"fsync tracer: give a cgroup id or 1-{MAX_PIDS} pids, got {pids}")
+        self.out = out
+        self.argv = [str(cgroup_id), *(str(p) for p in pids)]
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self, timeout_s: float = 60) -> None:
+        """Start bpftrace and wait until its probes are attached (it prints its header)."""
+        bpftrace = shutil.which("bpftrace")
+        if bpftrace is None:
+            raise AgentError("fsync tracer: bpftrace is not installed (Debian package bpftrace)")
+        ensure_tracefs()
+        with self.out.open("w") as handle:
+            self.proc = subprocess.Popen([bpftrace, "-q", str(SCRIPT), *self.argv],
+                                         stdout=handle, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout_s
+        while HEADER not in self.out.read_text():
+            if self.proc.poll() is not None:
+                raise AgentError(f"fsync tracer exited {self.proc.returncode}: "
+                                 f"{self.proc.stderr.read().strip() if self.proc.stderr else ''}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise AgentError(f"fsync tracer did not attach within {timeout_s:.0f} s")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """SIGINT makes bpftrace print its summary (the END block) and exit."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AgentError(f"fsync tracer did not stop on SIGINT; {self.out} is incomplete"
+                             ) from None
