@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,6 +50,10 @@ def loop(tmp_path: Path) -> Iterator[str]:
     yield device
     subprocess.run(["umount", str(tmp_path / "mnt")], capture_output=True)
     subprocess.run(["losetup", "-d", device], check=True)
+    # the kernel defers the detach while anything (udev's probe) still has the device open
+    deadline = time.monotonic() + 10
+    while disk.loops_backed_by(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not disk.loops_backed_by(tmp_path)
 
 
@@ -86,7 +91,9 @@ def test_root_disk_is_refused(by_id):
 def test_mounted_disk_is_refused_and_untouched(by_id, loop, tmp_path):
     subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
     (tmp_path / "mnt").mkdir()
-    subprocess.run(["mount", loop, str(tmp_path / "mnt")], check=True)
+    # read-only: a read-write ext4 writes its own metadata in the background (lazy inode-table
+    # init, journal commits), which would change the digest whatever the agent does
+    subprocess.run(["mount", "-o", "ro", loop, str(tmp_path / "mnt")], check=True)
     before = head_digest(loop)
     host = tmp_path / "baremetal.yaml"
     host.write_text(f"name: guardtest\ntransport: local\nstate_dir: {tmp_path / 'state'}\n"
