@@ -9,34 +9,44 @@ import pytest
 from journalbench import claims
 
 
-def row(run: str, arm: str, tenant: str, preset: str, neighbour: str, **values) -> dict:
+def row(run: str, arm: str, tenant: str, preset: str, beside: str, **values) -> dict:
     return {"campaign": "t", "host": "h", "run_id": run, "arm": arm, "tenant": tenant,
-            "preset": preset, "neighbour": neighbour, "bs": "64k", "n_tenants": 2,
-            "device_fsync_lat_ms": 0.1, **values}
+            "preset": preset, "workload": preset, "beside": beside, "bs": "64k",
+            "n_tenants": 2, "device_fsync_lat_ms": 0.1, **values}
 
 
-def c8_runs(beside_no: list[float], beside_high: list[float]) -> pd.DataFrame:
+def experiments(membership: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """The experiments table of campaign "t": run id -> (experiment id, its claims)."""
+    return pd.DataFrame([{"campaign": "t", "run_id": run, "experiment": experiment,
+                          "claims": claims_, "condition": None, "arm": "shared-journal",
+                          "repetition": 1}
+                         for run, (experiment, claims_) in membership.items()])
+
+
+def c8_runs(beside_no: list[float], beside_high: list[float]) -> tuple[pd.DataFrame, ...]:
+    """(runs, experiments) of a high-fsync victim beside no- and high-fsync neighbours."""
     rows = [row(f"a{i}", "shared-journal", "victim", "high-fsync", "no-fsync",
                 throughput_mb_s=v) for i, v in enumerate(beside_no)]
     rows += [row(f"b{i}", "shared-journal", "victim", "high-fsync", "high-fsync",
                  throughput_mb_s=v) for i, v in enumerate(beside_high)]
-    return pd.DataFrame(rows).reindex(columns=[*rows[0], "fsync_lat_mean_ms", "achieved_share",
+    runs = pd.DataFrame(rows).reindex(columns=[*rows[0], "fsync_lat_mean_ms", "achieved_share",
                                                "shared_jbd2_share"])
+    return runs, experiments({r["run_id"]: ("high-fsync-victim", "C8 C9") for r in rows})
 
 
 def test_a_clear_ordering_is_supported():
-    tests = claims.test_table(c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50]))
+    tests = claims.test_table(*c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50]))
     c8 = tests[tests["claim"] == "C8"].iloc[0]
     assert c8["outcome"] == "supported" and c8["p_holm"] < 0.05
 
 
 def test_the_opposite_ordering_is_not_reproduced():
-    tests = claims.test_table(c8_runs([50, 51, 49, 52, 50], [100, 101, 99, 102, 100]))
+    tests = claims.test_table(*c8_runs([50, 51, 49, 52, 50], [100, 101, 99, 102, 100]))
     assert tests[tests["claim"] == "C8"].iloc[0]["outcome"] == "opposite direction"
 
 
 def test_noise_is_not_significant():
-    tests = claims.test_table(c8_runs([100, 60, 140, 90, 110], [95, 150, 55, 100, 105]))
+    tests = claims.test_table(*c8_runs([100, 60, 140, 90, 110], [95, 150, 55, 100, 105]))
     assert tests[tests["claim"] == "C8"].iloc[0]["outcome"] in ("not significant",
                                                                 "opposite direction")
 
@@ -58,7 +68,7 @@ def test_constant_means_within_the_ratio_margin():
 
 
 def test_every_claim_gets_a_row_per_host_and_missing_data_says_so():
-    table = claims.verdicts(c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50]))
+    table = claims.verdicts(*c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50]))
     assert list(table["claim"]) == [f"C{i}" for i in range(1, 24)]
     verdict = dict(zip(table["claim"], table["verdict"], strict=True))
     assert verdict["C8"] == "reproduced"
@@ -87,4 +97,23 @@ def test_io_size_runs_are_only_the_c4_pairs():
         row("base", "shared-journal", "neighbour", "randread-16k", "randread-16k", bs="16k"),
         row("solo", "shared-journal", "victim", "no-fsync", "alone", bs="16k", n_tenants=1),
     ]
-    assert set(analysis.io_size(pd.DataFrame(rows))["run_id"]) == {"c4"}
+    plan = experiments({"c4": ("io-size-vs-weight", "C4"), "base": ("base-pair", "C2"),
+                        "solo": ("io-size-alone", "C4")})
+    assert set(analysis.io_size(pd.DataFrame(rows), plan)["run_id"]) == {"c4"}
+
+
+def test_runs_of_no_experiment_test_no_claim():
+    runs, plan = c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50])
+    tests = claims.test_table(runs, plan[plan["run_id"].str.startswith("a")])
+    assert tests[tests["claim"] == "C8"].iloc[0]["outcome"] == "not measured"
+
+
+def test_each_host_is_its_own_family():
+    runs, plan = c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50])
+    noisy, _ = c8_runs([100, 60, 140, 90, 110], [95, 150, 55, 100, 105])
+    both = pd.concat([runs, noisy.assign(host="other")], ignore_index=True)
+    tests = claims.host_tests(both, plan)
+    for host, alone in (("h", runs), ("other", noisy.assign(host="other"))):
+        mine = tests[tests["host"] == host].drop(columns="host").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, claims.test_table(alone, plan))
+    assert set(claims.verdicts(both, plan)["host"]) == {"h", "other"}

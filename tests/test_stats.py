@@ -128,12 +128,12 @@ def runs_table() -> pd.DataFrame:
                          "tenant": tenant, "weight": weight, "target_share": weight / 1000,
                          "achieved_share": share, "own_share": share * 0.8,
                          "jbd2_charged_share": share * 0.9, "n_tenants": 2,
-                         "workload": "high-fsync", "neighbour": "high-fsync",
+                         "workload": "high-fsync", "beside": "high-fsync",
                          "throughput_mb_s": 10 * share})
     rows.append({"campaign": "c", "host": "h", "run_id": "alone1", "arm": "shared-journal",
                  "tenant": "a", "weight": 700, "target_share": 1.0, "achieved_share": 1.0,
                  "own_share": 0.9, "jbd2_charged_share": 1.0, "n_tenants": 1,
-                 "workload": "high-fsync", "neighbour": "alone", "throughput_mb_s": 14.0})
+                 "workload": "high-fsync", "beside": "alone", "throughput_mb_s": 14.0})
     return pd.DataFrame(rows)
 
 

@@ -14,7 +14,8 @@ import pytest
 from fixtures.assemble import MB, make_run, sample_lines, tenant
 
 from conftest import REPO
-from journalbench import cli, tidy
+from journalbench import cli, experiments, tidy
+from journalbench.errors import ConfigError
 from journalbench.parse import rows as parse_rows
 from journalbench.runfolder import write_manifest
 
@@ -118,8 +119,8 @@ def test_shares_by_hand(raw: Path, tmp_path: Path) -> None:
     assert row[("shared-journal", "b"), "own_share"] == pytest.approx(5 / 20)
     assert row[("shared-journal", "b"), "shared_jbd2_share"] == pytest.approx(5 / 20)
     assert row[("shared-journal", "a"), "target_share"] == pytest.approx(0.7)
-    assert row[("shared-journal", "a"), "neighbour"] == "no-fsync"
-    assert row[("shared-journal", "b"), "neighbour"] == "high-fsync"
+    assert row[("shared-journal", "a"), "beside"] == "no-fsync"
+    assert row[("shared-journal", "b"), "beside"] == "high-fsync"
 
     # accounted: a's cgroup 10 MB holds its jbd2 (1 MB) only in second 2 -> own 9, jbd2 2;
     # b's cgroup 5 MB holds its jbd2 (1 MB) throughout -> own 4, jbd2 1; total 9+4+2+1 = 16
@@ -133,7 +134,7 @@ def test_shares_by_hand(raw: Path, tmp_path: Path) -> None:
 
     # one VM alone: everything is its own
     vm = runs[runs.arm == "vm"].iloc[0]
-    assert (vm.neighbour, vm.n_tenants, vm.virt_accel) == ("alone", 1, "kvm")
+    assert (vm.beside, vm.n_tenants, vm.virt_accel) == ("alone", 1, "kvm")
     assert vm.achieved_share == vm.own_share == vm.jbd2_charged_share == 1
     assert vm.disk_mb_s == pytest.approx(5.0)
 
@@ -380,3 +381,96 @@ def check_agent_runs(raw: Path, out: Path) -> pd.DataFrame:
 @pytest.mark.skipif(not AGENT_RUNS.is_dir(), reason="no agent run folders in tests/fixtures/runs")
 def test_agent_run_folders_match_their_files(tmp_path: Path) -> None:
     check_agent_runs(AGENT_RUNS, tmp_path / "out")
+
+
+# -- experiments: which runs test which claim ---------------------------------------------------
+
+CAMPAIGN = """\
+name: assembled
+description: the shared_journal() pair under three experiments
+duration_s: 2
+repetitions: 1
+experiments:
+  - id: pair
+    claims: [C8, C9]
+    arms: [shared-journal]
+    tenants: &pair
+      - {name: a, weight: 700, workload: {tool: fio, preset: high-fsync}}
+      - {name: b, weight: 300, workload: {tool: fio, preset: no-fsync}}
+  - id: same-pair
+    claims: [C17]
+    arms: [shared-journal]
+    tenants: *pair
+  - id: varied
+    claims: [C1]
+    arms: [shared-journal, per-container-journal]
+    vary: {other: [no-fsync, low-fsync]}
+    tenants:
+      - {name: a, weight: 700, workload: {tool: fio, preset: high-fsync}}
+      - {name: b, weight: 300, workload: {tool: fio, preset: "{other}"}}
+"""
+
+
+def test_experiments_come_from_the_campaign_file(tmp_path: Path) -> None:
+    from journalbench.experiments import runs_for
+
+    run = shared_journal(tmp_path / "raw")
+    campaign = tmp_path / "assembled.yaml"
+    campaign.write_text(CAMPAIGN)
+    out = tmp_path / "out"
+    assert cli.main(["tidy", str(tmp_path / "raw"), "--out", str(out),
+                     "--campaign", str(campaign)]) == 0
+    runs = pd.read_parquet(out / "runs.parquet")
+    plan = pd.read_parquet(out / "experiments.parquet")
+    # every planned run is listed, measured or not: 1 + 1 + 2 conditions x 2 arms
+    assert len(plan) == 6 and set(plan.campaign) == {"assembled"}
+    mine = plan[plan.run_id == run.name].sort_values("experiment")
+    # one run, three experiments: identical specs are one run
+    assert list(mine.experiment) == ["pair", "same-pair", "varied"]
+    assert list(mine.claims) == ["C8 C9", "C17", "C1"]
+    assert mine.condition.isna().tolist() == [True, True, False]
+    assert mine.condition.iloc[2] == "other=no-fsync"
+    assert set(plan[plan.experiment == "varied"].condition) == {"other=no-fsync",
+                                                                 "other=low-fsync"}
+    assert (plan.repetition == 1).all()
+    for claim in ("C8", "C9", "C17", "C1"):
+        assert set(runs_for(runs, plan, claim=claim).run_id) == {run.name}
+    assert runs_for(runs, plan, claim="C15").empty  # "C1" is not a prefix match
+    assert len(runs_for(runs, plan, experiment="varied")) == 2  # two tenants, once each
+
+
+def test_runs_of_a_campaign_without_a_file_belong_to_no_experiment(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shared_journal(tmp_path / "raw", campaign="no-such-campaign")
+    tidy.tidy(tmp_path / "raw", tmp_path / "out")
+    assert "no campaign file " in capsys.readouterr().err
+    plan = pd.read_parquet(tmp_path / "out" / "experiments.parquet")
+    assert plan.empty and list(plan.columns) == [name for name, _ in experiments.COLUMNS]
+
+
+def test_a_bad_campaign_file_is_a_one_line_error(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    shared_journal(tmp_path / "raw")
+    campaign = tmp_path / "assembled.yaml"
+    campaign.write_text(CAMPAIGN.replace("    claims: [C17]\n", ""))
+    assert cli.main(["tidy", str(tmp_path / "raw"), "--out", str(tmp_path / "out"),
+                     "--campaign", str(campaign)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{campaign}: field experiments.1: 'claims'" in err
+
+
+def test_a_campaign_file_of_another_campaign_is_refused(tmp_path: Path) -> None:
+    campaign = tmp_path / "quick.yaml"
+    campaign.write_text(CAMPAIGN)
+    with pytest.raises(ConfigError, match=rf"^{campaign}: field name: is 'assembled', but"):
+        experiments.campaign_rows("quick", campaign)
+
+
+def test_shipped_runs_get_their_experiment(tmp_path: Path) -> None:
+    # the default: workflow/campaigns/<name>.yaml; arms20 is one experiment claiming C17
+    tidy.tidy(REPO / "data" / "raw" / "arms20", tmp_path / "out")
+    runs, _, skipped = tables(tmp_path / "out")
+    plan = pd.read_parquet(tmp_path / "out" / "experiments.parquet")
+    assert skipped.empty
+    assert set(plan.run_id) == set(runs.run_id) and len(plan) == 15
+    assert set(zip(plan.experiment, plan.claims, strict=True)) == {("high-fsync-pair", "C17")}

@@ -1,5 +1,6 @@
-"""What the notebooks compute, so they stay thin: loading the tidy tables, the per-claim tables
-(medians with bootstrap CIs), the per-second disk shares, and writing tables and figures."""
+"""What the notebooks compute, so they stay thin: loading the tidy tables, the rows behind each
+claim's figures and tables (runs picked by experiment, journalbench.experiments.runs_for),
+medians with bootstrap CIs per host, the per-second disk shares, and writing tables."""
 
 from __future__ import annotations
 
@@ -9,24 +10,33 @@ from typing import Any
 import pandas as pd
 
 from journalbench import stats
+from journalbench.experiments import runs_for
 from journalbench.tidy import tidy
 
 ARM_ORDER = ["vm", "shared-journal", "per-container-journal", "journal-accounted"]
-NEIGHBOUR_ORDER = ["alone", "no-fsync", "low-fsync", "high-fsync"]
-BASE_PRESETS = ["randread-16k", "randwrite-16k", "seqread-64k", "seqwrite-64k"]
+BESIDE_ORDER = ["alone", "no-fsync", "low-fsync", "high-fsync"]
+# the thesis's four base fio workloads (Fig 3.5, 3.6) and their block sizes
+BASE_WORKLOADS = {"randread-16k": "16k", "randwrite-16k": "16k", "seqread-64k": "64k",
+                  "seqwrite-64k": "64k"}
+BASE_PRESETS = list(BASE_WORKLOADS)
+# no-fsync runs the seqwrite-64k job (64 KiB sequential direct writes, no fsync; see
+# agent/workloads/fio.py), so a campaign's no-fsync pair is also C2's sequential-write pair
+SAME_JOB = {"no-fsync": "seqwrite-64k"}
 
 
-def load(processed: Path | str, raw: Path | str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The campaign's runs and samples tables; built from the raw run folders when missing
-    (a notebook opened on a fresh clone runs on its own)."""
+def load(processed: Path | str,
+         raw: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The campaign's runs, samples and experiments tables; built from the raw run folders
+    when missing (a notebook opened on a fresh clone runs on its own)."""
     processed, raw = Path(processed), Path(raw)
-    if not (processed / "runs.parquet").exists():
+    names = ("runs", "samples", "experiments")
+    if not all((processed / f"{name}.parquet").exists() for name in names):
         tidy(raw, processed)
-    runs = pd.read_parquet(processed / "runs.parquet")
-    samples = pd.read_parquet(processed / "samples.parquet")
+    runs, samples, experiments = (pd.read_parquet(processed / f"{name}.parquet")
+                                  for name in names)
     if runs.empty:
         raise ValueError(f"{processed / 'runs.parquet'}: no complete runs (raw: {raw})")
-    return runs, samples
+    return runs, samples, experiments
 
 
 def host_label(runs: pd.DataFrame) -> str:
@@ -39,7 +49,9 @@ def host_label(runs: pd.DataFrame) -> str:
 
 
 def medians(runs: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
-    """Median with 95% bootstrap CI per condition, arms in the thesis's order."""
+    """Median with 95% bootstrap CI per host and condition, arms in the thesis's order
+    (hosts are replicas: their runs are never pooled)."""
+    by = ["host", *by]
     table = stats.condition_medians(runs, by, value)
     if "arm" in by:
         table["arm"] = pd.Categorical(table["arm"], [a for a in ARM_ORDER
@@ -47,56 +59,119 @@ def medians(runs: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     return table.sort_values(by).reset_index(drop=True)
 
 
-def victims(runs: pd.DataFrame, preset: str | None = None, bs: str = "64k") -> pd.DataFrame:
-    rows = runs[(runs["tenant"] == "victim") & (runs["bs"] == bs)]
-    return rows if preset is None else rows[rows["preset"] == preset]
+def victims(runs: pd.DataFrame) -> pd.DataFrame:
+    """The 70% tenant's rows (every campaign names the tenant under study `victim`)."""
+    return runs[runs["tenant"] == "victim"]
 
 
-def base_workloads(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """C1/C2: base fio workloads alone and beside the same workload (70% tenant)."""
-    base = victims(runs)
-    base = base[base["preset"].isin(BASE_PRESETS)]
-    alone = base[base["n_tenants"] == 1]
-    paired = base[(base["n_tenants"] == 2) & (base["neighbour"] == base["preset"])]
+def base_workload(rows: pd.DataFrame) -> pd.Series:
+    """Which base workload (BASE_WORKLOADS) each row ran, or None: its preset, or the base
+    preset running the same fio job, at the preset's own block size."""
+    names = [SAME_JOB.get(p, p) if isinstance(p, str) else None for p in rows["preset"]]
+    return pd.Series([n if BASE_WORKLOADS.get(n) == bs else None
+                      for n, bs in zip(names, rows["bs"], strict=True)],
+                     index=rows.index, dtype="object")
+
+
+def base_runs(runs: pd.DataFrame, experiments: pd.DataFrame, claim: str,
+              n_tenants: int) -> pd.DataFrame:
+    rows = victims(runs_for(runs, experiments, claim=claim))
+    rows = rows.assign(base_workload=base_workload(rows))
+    return rows[(rows["n_tenants"] == n_tenants) & rows["base_workload"].notna()]
+
+
+def base_alone(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C1: the base fio workloads, one instance alone."""
+    return base_runs(runs, experiments, "C1", 1)
+
+
+def base_paired(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C2: the 70% instance of two running the same base workload."""
+    rows = base_runs(runs, experiments, "C2", 2)
+    return rows[rows["beside"] == rows["workload"]]
+
+
+def base_workloads(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """C1/C2 tables: median throughput per base workload and arm."""
     return {
-        "alone": medians(alone, ["preset", "arm"], "throughput_mb_s"),
-        "paired": medians(paired, ["preset", "arm"], "throughput_mb_s"),
+        "alone": medians(base_alone(runs, experiments), ["base_workload", "arm"],
+                         "throughput_mb_s"),
+        "paired": medians(base_paired(runs, experiments), ["base_workload", "arm"],
+                          "throughput_mb_s"),
     }
 
 
-def split(runs: pd.DataFrame) -> pd.DataFrame:
-    """C3: the 70% no-fsync writer's share beside a 30% no-fsync writer, per run."""
-    rows = victims(runs, "no-fsync")
-    return rows[rows["neighbour"] == "no-fsync"]
+def split(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C3: the 70% writer beside a 30% writer, per run."""
+    rows = victims(runs_for(runs, experiments, claim="C3"))
+    return rows[rows["n_tenants"] == 2]
 
 
-def io_size(runs: pd.DataFrame) -> pd.DataFrame:
+def io_size(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     """C4: both tenants of the runs where the 70% tenant writes 16 KiB and the 30% 64 KiB."""
-    small = (runs["tenant"] == "victim") & (runs["preset"] == "no-fsync") & (runs["bs"] == "16k")
-    ids = runs[small & (runs["n_tenants"] == 2)]["run_id"]
-    return runs[runs["run_id"].isin(ids)]
+    rows = runs_for(runs, experiments, claim="C4")
+    return rows[rows["n_tenants"] == 2]
 
 
-def fsync_victim(runs: pd.DataFrame, preset: str = "high-fsync") -> pd.DataFrame:
-    """C8/C9/C18: the 70% fsync-heavy tenant, alone or beside each neighbour."""
-    rows = victims(runs, preset)
-    rows = rows[rows["neighbour"].isin(NEIGHBOUR_ORDER)].copy()
-    rows["neighbour"] = pd.Categorical(rows["neighbour"], [n for n in NEIGHBOUR_ORDER
-                                                           if n in set(rows["neighbour"])])
+def by_beside(runs: pd.DataFrame, experiments: pd.DataFrame, claim: str) -> pd.DataFrame:
+    """C8/C9/C10/C18: the 70% tenant of the claim's runs, alone or beside each neighbour
+    (`beside` ordered by the neighbours' fsync rate)."""
+    rows = victims(runs_for(runs, experiments, claim=claim))
+    rows = rows[rows["beside"].isin(BESIDE_ORDER)].copy()
+    rows["beside"] = pd.Categorical(rows["beside"], [b for b in BESIDE_ORDER
+                                                     if b in set(rows["beside"])])
     return rows
 
 
-def fsync_table(runs: pd.DataFrame, preset: str = "high-fsync") -> pd.DataFrame:
-    """Table 4.1 / 5.3 style: median (over repetitions) of the mean fsync latency, ms."""
-    rows = fsync_victim(runs, preset)
-    table = medians(rows, ["neighbour", "arm"], "fsync_lat_mean_ms")
+def sequential_writers(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C15: the 70% sequential writer alone, beside a no-fsync and beside a high-fsync writer
+    (`case`)."""
+    rows = victims(runs_for(runs, experiments, claim="C15"))
+    rows = rows.assign(base_workload=base_workload(rows))
+    alone = (rows["n_tenants"] == 1) & (rows["base_workload"] == "seqwrite-64k")
+    paired = (rows["n_tenants"] == 2) & (rows["beside"] == rows["preset"])
+    rows = rows[alone | (paired & rows["preset"].isin(["no-fsync", "high-fsync"]))]
+    return rows.assign(case=[f"beside {b}" if n > 1 else "alone"
+                             for n, b in zip(rows["n_tenants"], rows["beside"], strict=True)])
+
+
+def high_fsync_pair(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C17: both tenants of the claim's runs where a 70% and a 30% tenant both fsync often."""
+    rows = runs_for(runs, experiments, claim="C17")
+    return rows[(rows["n_tenants"] == 2) & (rows["preset"] == "high-fsync")
+                & (rows["beside"] == "high-fsync")]
+
+
+def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The rows behind every figure and table of the notebooks, by its file name; the
+    notebooks draw from these, and a test checks every condition of a campaign is in one."""
+    return {
+        "c1-base-alone": base_alone(runs, experiments),
+        "c2-base-paired": base_paired(runs, experiments),
+        "c3-split": split(runs, experiments),
+        "c4-io-size": io_size(runs, experiments),
+        "c8-victim-throughput": by_beside(runs, experiments, "C8"),
+        "c9-fsync-latency": by_beside(runs, experiments, "C9"),
+        "c10-low-fsync-share": by_beside(runs, experiments, "C10"),
+        "c15-arms-throughput": sequential_writers(runs, experiments),
+        "c17-split": high_fsync_pair(runs, experiments),
+        "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
+    }
+
+
+def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Table 4.1 / 5.3 style, from by_beside rows: median (over repetitions) of the mean
+    fsync latency, ms, per host and neighbour (rows) and arm (columns)."""
+    table = medians(rows, ["beside", "arm"], "fsync_lat_mean_ms")
     table["cell"] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" if pd.notna(lo) else f"{m:.3f}"
                      for m, lo, hi in zip(table["median"], table["low"], table["high"],
                                           strict=True)]
-    wide = table.pivot(index="neighbour", columns="arm", values="cell")
-    rows = [n for n in NEIGHBOUR_ORDER if n in wide.index]
+    wide = table.pivot(index=["host", "beside"], columns="arm", values="cell")
+    order = sorted(wide.index, key=lambda key: (key[0], BESIDE_ORDER.index(key[1])))
     columns = [a for a in ARM_ORDER if a in wide.columns]
-    return wide.reindex(index=rows, columns=columns).fillna("no runs")
+    wide = wide.reindex(index=order, columns=columns).fillna("no runs")
+    wide.columns.name = None
+    return wide.reset_index()
 
 
 def shares_over_time(samples: pd.DataFrame, run_id: str) -> pd.DataFrame:

@@ -1,9 +1,10 @@
 """One function per claim of CLAIMS.md: which runs test it, and how.
 
-Each claim becomes one or more tests on the tidy `runs` table; the tests of one host form one
-family whose p-values are Holm-corrected together; a claim is reproduced when every one of its
-tests is. The margins below define "holds the split" and "constant" for the thesis's words; they
-were fixed when the claims were encoded and are never tuned to the data.
+Each claim becomes one or more tests on the tidy `runs` table, on the runs of the experiments
+that claim it (picked through analysis, which asks experiments.runs_for); the tests of one host
+form one family whose p-values are Holm-corrected together; a claim is reproduced when every one
+of its tests is. The margins below define "holds the split" and "constant" for the thesis's
+words; they were fixed when the claims were encoded and are never tuned to the data.
 """
 
 from __future__ import annotations
@@ -119,105 +120,112 @@ def pick(runs: pd.DataFrame, column: str, **where: object) -> np.ndarray:
     return runs.loc[mask, column].dropna().to_numpy(dtype=float)
 
 
-def c3(runs: pd.DataFrame) -> list[Test]:
+def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
+    rows = analysis.split(runs, experiments)
     return [Test("C3", f"{arm}: 70% writer's share beside a 30% writer (no-fsync pair)", "share",
-                 pick(runs, "achieved_share", arm=arm, tenant="victim", preset="no-fsync",
-                      neighbour="no-fsync", bs="64k"), target=0.7)
+                 pick(rows, "achieved_share", arm=arm), target=0.7)
             for arm in CONTAINER_ARMS]
 
 
-def c4(runs: pd.DataFrame) -> list[Test]:
+def c4(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     arm = "shared-journal"
-    pairs = analysis.io_size(runs[runs["arm"] == arm])
+    pairs = analysis.io_size(runs[runs["arm"] == arm], experiments)
     return [Test("C4", f"{arm}: MB/s of the 30% 64 KiB writer vs the 70% 16 KiB writer",
                  "greater", pick(pairs, "throughput_mb_s", tenant="neighbour", bs="64k"),
                  pick(pairs, "throughput_mb_s", tenant="victim", bs="16k"), unit=" MB/s")]
 
 
-def victim(runs: pd.DataFrame, column: str, arm: str, preset: str, neighbour: str) -> np.ndarray:
-    """The 70% tenant's values; 64 KiB writes (the 16 KiB victim is C4's alone)."""
-    return pick(runs, column, arm=arm, tenant="victim", preset=preset, neighbour=neighbour,
-                bs="64k")
+def victim(rows: pd.DataFrame, column: str, arm: str, preset: str, beside: str) -> np.ndarray:
+    """The 70% tenant's values, from rows already picked for the claim (analysis.by_beside)."""
+    return pick(rows, column, arm=arm, tenant="victim", preset=preset, beside=beside)
 
 
-def c8(runs: pd.DataFrame) -> list[Test]:
+def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     arm = "shared-journal"
+    rows = analysis.by_beside(runs, experiments, "C8")
     return [Test("C8", f"{arm}: high-fsync victim MB/s beside no-fsync vs beside high-fsync",
-                 "greater", victim(runs, "throughput_mb_s", arm, "high-fsync", "no-fsync"),
-                 victim(runs, "throughput_mb_s", arm, "high-fsync", "high-fsync"), unit=" MB/s")]
+                 "greater", victim(rows, "throughput_mb_s", arm, "high-fsync", "no-fsync"),
+                 victim(rows, "throughput_mb_s", arm, "high-fsync", "high-fsync"), unit=" MB/s")]
 
 
-def c9(runs: pd.DataFrame) -> list[Test]:
+def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     arm = "shared-journal"
+    rows = analysis.by_beside(runs, experiments, "C9")
     return [Test("C9", f"{arm}: high-fsync victim fsync latency beside high- vs no-fsync",
-                 "greater", victim(runs, "fsync_lat_mean_ms", arm, "high-fsync", "high-fsync"),
-                 victim(runs, "fsync_lat_mean_ms", arm, "high-fsync", "no-fsync"), unit=" ms")]
+                 "greater", victim(rows, "fsync_lat_mean_ms", arm, "high-fsync", "high-fsync"),
+                 victim(rows, "fsync_lat_mean_ms", arm, "high-fsync", "no-fsync"), unit=" ms")]
 
 
-def c10(runs: pd.DataFrame) -> list[Test]:
+def c10(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     arm = "shared-journal"
+    rows = analysis.by_beside(runs, experiments, "C10")
     return [
         Test("C10", f"{arm}: low-fsync 70% tenant's share beside no- vs high-fsync", "greater",
-             victim(runs, "achieved_share", arm, "low-fsync", "no-fsync"),
-             victim(runs, "achieved_share", arm, "low-fsync", "high-fsync")),
+             victim(rows, "achieved_share", arm, "low-fsync", "no-fsync"),
+             victim(rows, "achieved_share", arm, "low-fsync", "high-fsync")),
         Test("C10", f"{arm}: jbd2's share of the disk beside high- vs no-fsync", "greater",
-             victim(runs, "shared_jbd2_share", arm, "low-fsync", "high-fsync"),
-             victim(runs, "shared_jbd2_share", arm, "low-fsync", "no-fsync")),
+             victim(rows, "shared_jbd2_share", arm, "low-fsync", "high-fsync"),
+             victim(rows, "shared_jbd2_share", arm, "low-fsync", "no-fsync")),
     ]
 
 
-def c15(runs: pd.DataFrame) -> list[Test]:
+def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     shared, per = "shared-journal", "per-container-journal"
+    rows = analysis.sequential_writers(runs, experiments)
 
-    def alone(arm: str) -> np.ndarray:
-        return pick(runs, "throughput_mb_s", arm=arm, tenant="victim", preset="seqwrite-64k",
-                    n_tenants=1)
+    def writer(arm: str, case: str, column: str = "throughput_mb_s") -> np.ndarray:
+        return pick(rows, column, arm=arm, case=case)
 
     return [
         Test("C15", "sequential write alone: per-container vs shared MB/s", "equivalent",
-             alone(per), alone(shared), unit=" MB/s"),
+             writer(per, "alone"), writer(shared, "alone"), unit=" MB/s"),
         Test("C15", "70% writer beside a no-fsync writer: per-container vs shared MB/s",
-             "greater", victim(runs, "throughput_mb_s", per, "no-fsync", "no-fsync"),
-             victim(runs, "throughput_mb_s", shared, "no-fsync", "no-fsync"), unit=" MB/s"),
+             "greater", writer(per, "beside no-fsync"), writer(shared, "beside no-fsync"),
+             unit=" MB/s"),
         Test("C15", "high-fsync pair: victim fsync latency shared vs per-container", "greater",
-             victim(runs, "fsync_lat_mean_ms", shared, "high-fsync", "high-fsync"),
-             victim(runs, "fsync_lat_mean_ms", per, "high-fsync", "high-fsync"), unit=" ms"),
+             writer(shared, "beside high-fsync", "fsync_lat_mean_ms"),
+             writer(per, "beside high-fsync", "fsync_lat_mean_ms"), unit=" ms"),
     ]
 
 
-def c17(runs: pd.DataFrame) -> list[Test]:
+def c17(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     accounted, per = "journal-accounted", "per-container-journal"
+    pairs = analysis.high_fsync_pair(runs, experiments)
+
+    def tenant(arm: str, name: str, column: str) -> np.ndarray:
+        return pick(pairs, column, arm=arm, tenant=name)
+
     return [
         Test("C17", f"{accounted}: 70% high-fsync tenant's share beside a 30% one", "share",
-             victim(runs, "achieved_share", accounted, "high-fsync", "high-fsync"), target=0.7),
+             tenant(accounted, "victim", "achieved_share"), target=0.7),
         Test("C17", "70% high-fsync tenant's share: journal-accounted vs per-container",
-             "greater", victim(runs, "achieved_share", accounted, "high-fsync", "high-fsync"),
-             victim(runs, "achieved_share", per, "high-fsync", "high-fsync")),
+             "greater", tenant(accounted, "victim", "achieved_share"),
+             tenant(per, "victim", "achieved_share")),
         Test("C17", f"{accounted}: fsync latency of the 30% vs the 70% tenant", "greater",
-             pick(runs, "fsync_lat_mean_ms", arm=accounted, tenant="neighbour",
-                  preset="high-fsync", neighbour="high-fsync"),
-             victim(runs, "fsync_lat_mean_ms", accounted, "high-fsync", "high-fsync"),
-             unit=" ms"),
+             tenant(accounted, "neighbour", "fsync_lat_mean_ms"),
+             tenant(accounted, "victim", "fsync_lat_mean_ms"), unit=" ms"),
     ]
 
 
-def c18(runs: pd.DataFrame) -> list[Test]:
+def c18(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
     arm = "journal-accounted"
+    rows = analysis.by_beside(runs, experiments, "C18")
     return [Test("C18", f"{arm}: high-fsync victim MB/s beside high- vs no-fsync", "equivalent",
-                 victim(runs, "throughput_mb_s", arm, "high-fsync", "high-fsync"),
-                 victim(runs, "throughput_mb_s", arm, "high-fsync", "no-fsync"), unit=" MB/s")]
+                 victim(rows, "throughput_mb_s", arm, "high-fsync", "high-fsync"),
+                 victim(rows, "throughput_mb_s", arm, "high-fsync", "no-fsync"), unit=" MB/s")]
 
 
-CLAIM_TESTS: dict[str, Callable[[pd.DataFrame], list[Test]]] = {
+# each takes (runs, experiments) and picks its runs through analysis (by experiment)
+CLAIM_TESTS: dict[str, Callable[[pd.DataFrame, pd.DataFrame], list[Test]]] = {
     "C3": c3, "C4": c4, "C8": c8, "C9": c9, "C10": c10, "C15": c15, "C17": c17, "C18": c18,
 }
 
 
-def test_table(runs: pd.DataFrame) -> pd.DataFrame:
+def test_table(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     """Every test of every measurable claim on one host's runs, Holm-corrected together."""
     rows = []
     for claim, build in CLAIM_TESTS.items():
-        for test in build(runs):
+        for test in build(runs, experiments):
             row = {"claim": claim, "test": test.label, "kind": test.kind}
             if test.enough_data():
                 row.update(ours=test.describe(), p=test.p_value(),
@@ -259,11 +267,21 @@ def claim_verdict(claim: str, tests: pd.DataFrame) -> tuple[str, str]:
     return "not reproduced", "; ".join(filter(None, [", ".join(failed), note]))
 
 
-def verdicts(runs: pd.DataFrame) -> pd.DataFrame:
+def host_tests(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """test_table of each host (a host is one family), stacked, with a `host` column."""
+    tables = [test_table(host_runs, experiments).assign(host=host)
+              for host, host_runs in runs.groupby("host")]
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(
+        columns=["claim", "test", "kind", "ours", "p", "direction_ok", "p_holm", "outcome",
+                 "host"])
+
+
+def verdicts(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     """One row per claim and host: thesis figure, ours, tests and p (Holm), verdict."""
     rows = []
+    all_tests = host_tests(runs, experiments)
     for host, host_runs in runs.groupby("host"):
-        tests = test_table(host_runs)
+        tests = all_tests[all_tests["host"] == host]
         fsync = host_runs["device_fsync_lat_ms"].median()
         for claim, thesis in THESIS.items():
             mine = tests[tests["claim"] == claim]

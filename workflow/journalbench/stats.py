@@ -243,4 +243,4 @@ def slowdowns(runs: pd.DataFrame, value: str) -> pd.DataFrame:
     merged = together.join(alone, on=keys, how="inner")
     merged["slowdown"] = [slowdown(a, t) for a, t in zip(merged["alone"], merged[value],
                                                          strict=True)]
-    return merged[[*keys, "run_id", "tenant", "neighbour", value, "alone", "slowdown"]]
+    return merged[[*keys, "run_id", "tenant", "beside", value, "alone", "slowdown"]]

@@ -2,8 +2,9 @@
 
 Every folder below RAW_DIR holding a spec.json is a run. Incomplete ones (manifest missing or
 not matching) and unusable ones (a file that does not parse) are listed on stderr, one line
-each, and in skipped.parquet; the others become rows of runs.parquet and samples.parquet
-(columns: data/SCHEMA.md).
+each, and in skipped.parquet; the others become rows of runs.parquet and samples.parquet.
+experiments.parquet says which experiment (and claims) of its campaign file every planned run
+belongs to (columns: data/SCHEMA.md).
 
 Incremental: each run's rows are cached under OUT/cache/, keyed by the sha256 of its
 MANIFEST.json (which pins every file of the run) and the parser version, so a re-run parses
@@ -22,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
+from journalbench import experiments, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser or a column changes: every cached run is then parsed again
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 CACHE = "cache"
 
 RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -34,7 +35,7 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("repetition", "int64"), ("duration_s", "int64"), ("n_tenants", "int64"),
     ("tenant", "string"), ("weight", "int64"), ("target_share", "float64"),
     ("tool", "string"), ("preset", "string"), ("workload", "string"), ("bs", "string"),
-    ("neighbour", "string"),
+    ("beside", "string"),
     ("tool_version", "string"), ("tool_runtime_s", "float64"),
     ("throughput_mb_s", "float64"), ("iops", "float64"), ("ops_s", "float64"),
     ("failed_ops", "int64"),
@@ -60,7 +61,8 @@ SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
 SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("folder", "string"), ("status", "string"), ("reason", "string"),
 )
-TABLES = {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS, "skipped": SKIPPED_COLUMNS}
+TABLES = {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS, "skipped": SKIPPED_COLUMNS,
+          "experiments": experiments.COLUMNS}
 
 
 @dataclass
@@ -75,16 +77,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "tidy", help="turn complete run folders into parquet tables",
         description="Read every complete run folder below RAW_DIR and write runs.parquet, "
-                    "samples.parquet and skipped.parquet (data/SCHEMA.md). Incomplete or "
-                    "unusable runs are listed on stderr, one line each.")
+                    "samples.parquet, skipped.parquet and experiments.parquet "
+                    "(data/SCHEMA.md). Incomplete or unusable runs are listed on stderr, one "
+                    "line each.")
     parser.add_argument("raw_dir", metavar="RAW_DIR", type=Path)
     parser.add_argument("--out", type=Path, default=Path("data/processed"),
                         help="directory for the tables (default: data/processed)")
+    parser.add_argument("--campaign", metavar="FILE", type=Path, action="append", default=[],
+                        help="campaign file the runs' experiments come from (repeatable; "
+                             "default: workflow/campaigns/<campaign>.yaml)")
     parser.set_defaults(func=command)
 
 
 def command(args: argparse.Namespace) -> int:
-    outcome = tidy(args.raw_dir, args.out)
+    outcome = tidy(args.raw_dir, args.out, args.campaign)
     print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
           f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
           f"{outcome.rows['samples']} sample rows -> {args.out}", file=sys.stderr)
@@ -182,8 +188,42 @@ def write(table: Any, target: Path) -> None:
     tmp.rename(target)
 
 
-def tidy(raw_dir: Path, out: Path) -> Outcome:
-    """Write OUT/runs.parquet, OUT/samples.parquet and OUT/skipped.parquet from RAW_DIR."""
+def campaign_files(names: set[str], given: list[Path]) -> dict[str, Path]:
+    """Campaign name -> its file: the files given, else workflow/campaigns/<name>.yaml."""
+    from journalbench.campaign import campaign_path, load_campaign
+
+    files = {load_campaign(str(path))["name"]: path for path in given}
+    for name in sorted(names - set(files)):
+        path = campaign_path(name)
+        if path.is_file():
+            files[name] = path
+        else:
+            print(f"tidy: no campaign file {path}: the runs of campaign {name} belong to no "
+                  "experiment (give it with --campaign FILE)", file=sys.stderr)
+    return files
+
+
+def experiment_table(runs: Any, given: list[Path]) -> Any:
+    """The experiments table of the runs' campaigns (and of the campaigns given)."""
+    names = {name for name in runs.column("campaign").to_pylist() if name is not None}
+    files = campaign_files(names, given)
+    rows = []
+    for name, path in files.items():
+        rows += experiments.campaign_rows(name, path)
+    planned = {(row["campaign"], row["run_id"]) for row in rows}
+    ids = zip(runs.column("campaign").to_pylist(), runs.column("run_id").to_pylist(),
+              strict=True)
+    stray = {key for key in ids if key[0] in files and key not in planned}
+    if stray:
+        print(f"tidy: {len(stray)} run(s) in no experiment of their campaign file (the file "
+              f"changed after they ran?), e.g. {sorted(stray)[0][1]}", file=sys.stderr)
+    return to_table(rows, experiments.COLUMNS)
+
+
+def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outcome:
+    """Write OUT/runs.parquet, OUT/samples.parquet, OUT/skipped.parquet and
+    OUT/experiments.parquet from RAW_DIR (experiments from the `campaigns` files, else from
+    workflow/campaigns/<name>.yaml)."""
     import pyarrow as pa
 
     raw_dir, out = raw_dir.resolve(), out.resolve()
@@ -214,11 +254,13 @@ def tidy(raw_dir: Path, out: Path) -> Outcome:
         samples.append(sample_table)
     if cache.is_dir():
         prune(cache, raw_dir, complete)
+    run_table = pa.concat_tables(runs) if runs else arrow_schema(RUNS_COLUMNS).empty_table()
     tables = {
-        "runs": pa.concat_tables(runs) if runs else arrow_schema(RUNS_COLUMNS).empty_table(),
+        "runs": run_table,
         "samples": (pa.concat_tables(samples) if samples
                     else arrow_schema(SAMPLES_COLUMNS).empty_table()),
         "skipped": to_table(outcome.skipped, SKIPPED_COLUMNS),
+        "experiments": experiment_table(run_table, campaigns or []),
     }
     for name, table in tables.items():
         write(table, out / f"{name}.parquet")

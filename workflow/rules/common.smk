@@ -22,8 +22,10 @@ JB = f"{sys.executable} -m journalbench.cli"  # the venv's journalbench, whateve
 ENV = "../../environment.yml"
 PACKAGE = "workflow/journalbench"
 # The analysis reruns when the code it runs changes (the experiments never do, see above).
-TIDY_CODE = [f"{PACKAGE}/tidy.py", *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
-ANALYSIS_CODE = [f"{PACKAGE}/{name}.py" for name in ("analysis", "claims", "plots", "stats")]
+TIDY_CODE = [*(f"{PACKAGE}/{name}.py" for name in ("tidy", "experiments", "campaign")),
+             *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
+ANALYSIS_CODE = [f"{PACKAGE}/{name}.py"
+                 for name in ("analysis", "claims", "plots", "stats", "experiments")]
 RUN_MANIFESTS = [
     f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
 ]

@@ -6,6 +6,7 @@ rule tidy:
     input:
         manifests=RUN_MANIFESTS,
         missing=MISSING_LIST,
+        campaign=jb_campaign.campaign_path(str(config["campaign"])),
         code=TIDY_CODE,
     wildcard_constraints:
         campaign=re.escape(CAMPAIGN),
