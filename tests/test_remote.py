@@ -1,5 +1,5 @@
-"""remote.py without real runs: the agent bundle, check-host, deploy, the atomic fetch and the
-reaping of a cut-off agent. Real runs over SSH are in test_remote_e2e.py."""
+"""Driving a host without real runs: the agent bundle, check-host, deploy, the atomic fetch and
+the reaping of a cut-off agent. Real runs over SSH are in test_remote_e2e.py."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ import pytest
 import sshd
 from sshd import pids_matching
 
-from journalbench import remote, runfolder
+from journalbench import bundle, checkhost, runfolder, runremote
+from journalbench.agent import packages
+from journalbench.deploy import agent_host_json, deploy, layout_of
 from journalbench.errors import AgentError, ConfigError
 from journalbench.hosts import load_host
 from journalbench.transport import LocalTransport, SSHTransport
@@ -46,12 +48,12 @@ def wait_for(predicate, timeout: float = 10.0):
 
 
 def test_bundle_is_deterministic_and_holds_the_agent():
-    data = remote.bundle_bytes()
-    assert data == remote.bundle_bytes()
+    data = bundle.bundle_bytes()
+    assert data == bundle.bundle_bytes()
     names = zipfile.ZipFile(__import__("io").BytesIO(data)).namelist()
     for needed in (
         "__main__.py",
-        "journalbench/cli.py",
+        "journalbench/agent/main.py",
         "journalbench/errors.py",
         "journalbench/runfolder.py",
         "journalbench/agent/commands.py",
@@ -59,31 +61,31 @@ def test_bundle_is_deterministic_and_holds_the_agent():
         "journalbench/agent/workloads/fsync.bt",
     ):
         assert needed in names
-    for absent in ("hosts.py", "schemas.py", "transport.py", "campaign.py", "stats.py"):
+    for absent in ("hosts.py", "schemas.py", "transport.py", "campaign.py", "stats.py", "cli.py"):
         assert f"journalbench/{absent}" not in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
 def test_bundle_runs_on_a_bare_python(tmp_path: Path):
-    bundle = remote.build_bundle(tmp_path)
-    assert bundle == remote.build_bundle(tmp_path)  # same sources, same name
+    pyz = bundle.build_bundle(tmp_path)
+    assert pyz == bundle.build_bundle(tmp_path)  # same sources, same name
     # -I -S: no site-packages, no PYTHONPATH, no current directory: only the stdlib.
     version = subprocess.run(
-        [PYTHON, "-I", "-S", str(bundle), "--version"], capture_output=True, text=True, check=True
+        [PYTHON, "-I", "-S", str(pyz), "--version"], capture_output=True, text=True, check=True
     )
     assert version.stdout.startswith("journalbench ")
     helptext = subprocess.run(
-        [PYTHON, "-I", "-S", str(bundle), "--help"], capture_output=True, text=True, check=True
+        [PYTHON, "-I", "-S", str(pyz), "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "run" in helptext and "teardown" in helptext
     modules = [
         n[: -len(".py")].replace("/", ".").removesuffix(".__init__")
-        for n in zipfile.ZipFile(bundle).namelist()
+        for n in zipfile.ZipFile(pyz).namelist()
         if n.startswith("journalbench/") and n.endswith(".py")
     ]
     probe = (
         "import importlib, importlib.resources, sys\n"
-        f"sys.path.insert(0, {str(bundle)!r})\n"
+        f"sys.path.insert(0, {str(pyz)!r})\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
         "bt = importlib.resources.files('journalbench.agent.workloads') / 'fsync.bt'\n"
         "assert 'fsync' in bt.read_text()\n"
@@ -98,22 +100,25 @@ def test_bundle_refuses_a_third_party_import(tmp_path: Path, monkeypatch: pytest
     package = tmp_path / "journalbench"
     (package / "agent").mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "cli.py").write_text('COMMAND_MODULES = ("journalbench.agent.commands",)\n')
+    (package / "errors.py").write_text("")
+    (package / "cli.py").write_text("import yaml\n")  # the controller's: never bundled
     (package / "agent" / "__init__.py").write_text("")
+    (package / "agent" / "main.py").write_text("from journalbench.agent import commands\n")
     (package / "agent" / "commands.py").write_text(
-        "import json\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import paramiko\n"
-        "def f():\n    import numpy\n"
+        "import json\nfrom typing import TYPE_CHECKING\nfrom journalbench import errors\n"
+        "if TYPE_CHECKING:\n    import paramiko\ndef f():\n    import numpy\n"
     )
-    monkeypatch.setattr(remote, "PACKAGE_DIR", package)
-    assert [n for n, _ in remote.bundle_members()] == [
+    monkeypatch.setattr(bundle, "PACKAGE_DIR", package)
+    assert [n for n, _ in bundle.bundle_members()] == [
         "journalbench/__init__.py",
         "journalbench/agent/__init__.py",
         "journalbench/agent/commands.py",
-        "journalbench/cli.py",
+        "journalbench/agent/main.py",
+        "journalbench/errors.py",
     ]
     (package / "agent" / "commands.py").write_text("import yaml\n")
     with pytest.raises(AgentError, match=r"agent/commands.py: imports yaml at top level"):
-        remote.bundle_members()
+        bundle.bundle_members()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,27 +135,30 @@ FULL = {
     "python": "3.11.2",
     "space_dir": "/var/lib",
     "space_kb": str(50 * 1024 * 1024),
-    **{f"tool_{t.format(arch='x86_64')}": f"/usr/bin/{t}" for t, *_ in remote.TOOLS},
+    **{f"tool_{t.command}": f"/usr/bin/{t.command}" for t in packages.tools("x86_64")},
 }
 IMAGE_HOST = {"name": "h", "python": "python3", "device": {"kind": "image", "size_gb": 12}}
 
 
 def test_evaluate_all_present():
-    checks = remote.evaluate(IMAGE_HOST, FULL)
+    checks = checkhost.evaluate(IMAGE_HOST, FULL)
     assert all(c.ok for c in checks), [c for c in checks if not c.ok]
-    text = remote.format_checks("h", checks)
+    text = checkhost.format_checks("h", checks)
     assert "everything the agent needs is there" in text and "apt-get" not in text
 
 
 def test_evaluate_missing_tools_give_the_apt_command():
-    facts = {**FULL, "tool_fio": "", "tool_lxc-start": "", "tool_sysbench": "", "kvm": ""}
-    checks = {c.name: c for c in remote.evaluate(IMAGE_HOST, facts)}
+    # Whichever optional tool the modules declare first (sysbench once its workload lands).
+    optional = next(t for t in packages.tools("x86_64") if not t.required)
+    facts = {**FULL, "tool_fio": "", "tool_lxc-start": "", f"tool_{optional.command}": "",
+             "kvm": ""}
+    checks = {c.name: c for c in checkhost.evaluate(IMAGE_HOST, facts)}
     assert checks["fio"].status == "MISSING" and checks["fio"].required
-    assert checks["sysbench"].status == "missing (optional)"
+    assert checks[optional.command].status == "missing (optional)"
     assert checks["KVM"].status == "missing (optional)"
-    apt = remote.apt_command(list(checks.values()))
-    assert apt == "apt-get install -y fio lxc sysbench"
-    text = remote.format_checks("h", list(checks.values()))
+    apt = checkhost.apt_command(list(checks.values()))
+    assert apt == "apt-get install -y " + " ".join(sorted({"fio", "lxc", optional.package}))
+    text = checkhost.format_checks("h", list(checks.values()))
     assert f"to install the missing packages: {apt}" in text
 
 
@@ -164,11 +172,19 @@ def test_evaluate_missing_tools_give_the_apt_command():
         ({"uid": "1000"}, "root", "uid 1000"),
         ({"kernel": "4.9.0"}, "kernel", "4.9.0"),
         ({"space_kb": str(5 * 1024 * 1024)}, "space in /var/lib", "5.0 GiB free"),
-        ({"arch": "aarch64", "tool_qemu-system-aarch64": ""}, "qemu-system-aarch64", "missing"),
+        pytest.param(
+            {"arch": "aarch64", "tool_qemu-system-aarch64": ""},
+            "qemu-system-aarch64",
+            "missing",
+            marks=pytest.mark.skipif(
+                "qemu-system-aarch64" not in [t.command for t in packages.tools("aarch64")],
+                reason="the vm arm (QEMU) does not declare its tools yet",
+            ),
+        ),
     ],
 )
 def test_evaluate_required_failures(facts, name, found):
-    checks = {c.name: c for c in remote.evaluate(IMAGE_HOST, {**FULL, **facts})}
+    checks = {c.name: c for c in checkhost.evaluate(IMAGE_HOST, {**FULL, **facts})}
     assert not checks[name].ok and checks[name].required
     assert checks[name].found == found
 
@@ -176,20 +192,20 @@ def test_evaluate_required_failures(facts, name, found):
 def test_evaluate_disk_device():
     host = {"name": "h", "device": {"kind": "disk", "id": "/dev/disk/by-id/x", "wipe": True}}
     ok = {**FULL, "device_path": "/dev/sdb", "device_block": "yes"}
-    assert {c.name: c for c in remote.evaluate(host, ok)}["device"].ok
+    assert {c.name: c for c in checkhost.evaluate(host, ok)}["device"].ok
     mounted = {**ok, "device_mounted": "yes"}
-    device = {c.name: c for c in remote.evaluate(host, mounted)}["device"]
+    device = {c.name: c for c in checkhost.evaluate(host, mounted)}["device"]
     assert not device.ok and device.found == "/dev/sdb (MOUNTED)"
-    assert not {c.name: c for c in remote.evaluate(host, FULL)}["device"].ok
+    assert not {c.name: c for c in checkhost.evaluate(host, FULL)}["device"].ok
 
 
 def test_layout_and_agent_host_json():
-    layout = remote.layout_of({"name": "h", "state_dir": "/srv/jb/"})
+    layout = layout_of({"name": "h", "state_dir": "/srv/jb/"})
     assert layout.pidfile == "/srv/jb/agent/agent.pid"
     assert layout.run_dir("smoke", "vm-0123") == "/srv/jb/runs/smoke/vm-0123"
     with pytest.raises(ConfigError, match="field state_dir"):
-        remote.layout_of({"name": "h", "_file": "x.yaml", "state_dir": "srv"})
-    sent = json.loads(remote.agent_host_json({"name": "h", "_file": "x", "device": {}}))
+        layout_of({"name": "h", "_file": "x.yaml", "state_dir": "srv"})
+    sent = json.loads(agent_host_json({"name": "h", "_file": "x", "device": {}}))
     assert sent == {"name": "h", "device": {}}
 
 
@@ -209,12 +225,12 @@ def test_fetch_run_is_atomic(tmp_path: Path):
     source = tmp_path / "host" / "run"
     make_run_folder(source)
     dest = tmp_path / "raw" / "c" / "h" / "run"
-    assert remote.fetch_run(t, str(source), dest) == []
+    assert runremote.fetch_run(t, str(source), dest) == []
     assert runfolder.is_complete(dest)
     # A tampered remote folder never lands, and leaves no temp folder behind.
     (source / "fio-a.json").write_text('{"jobs": [1]}\n')
     other = tmp_path / "raw" / "c" / "h" / "other"
-    problems = remote.fetch_run(t, str(source), other)
+    problems = runremote.fetch_run(t, str(source), other)
     assert problems and "sha256 does not match" in problems[0]
     assert not other.exists()
     assert sorted(p.name for p in other.parent.iterdir()) == ["run"]
@@ -222,7 +238,7 @@ def test_fetch_run_is_atomic(tmp_path: Path):
     runfolder.write_manifest(source)
     other.mkdir()
     (other / "junk").write_text("half a run")
-    assert remote.fetch_run(t, str(source), other) == []
+    assert runremote.fetch_run(t, str(source), other) == []
     assert runfolder.is_complete(other) and not (other / "junk").exists()
 
 
@@ -234,7 +250,7 @@ def test_complete_dest_is_kept_without_touching_the_host(tmp_path: Path):
     dest = tmp_path / "run"
     make_run_folder(dest)
     spec = {"arm": "vm", "duration_s": 2, "repetition": 1, "tenants": []}
-    assert remote.run_remote({"name": "h"}, spec, dest, transport=Untouchable()) == dest
+    assert runremote.run_remote({"name": "h"}, spec, dest, transport=Untouchable()) == dest
 
 
 def test_fetch_leftovers_are_removed(tmp_path: Path):
@@ -242,12 +258,12 @@ def test_fetch_leftovers_are_removed(tmp_path: Path):
     (tmp_path / ".run.fetch-1234abcd").mkdir()
     (tmp_path / ".run.fetch-1234abcd" / "x").write_text("x")
     (tmp_path / ".other.fetch-1").mkdir()
-    remote.remove_fetch_leftovers(dest)
+    runremote.remove_fetch_leftovers(dest)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.fetch-1"]
 
 
 def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: Path):
-    run_script, reap_script = remote._agent_scripts()
+    run_script, reap_script = runremote.RUN_SCRIPT, runremote.REAP_SCRIPT
     tok = f"jbtok-{uuid.uuid4().hex[:12]}"
     pidfile = tmp_path / "agent.pid"
     cleaned = tmp_path / "cleaned"
@@ -301,7 +317,7 @@ def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: P
 
 
 def test_run_script_removes_its_pidfile_and_keeps_the_exit_code(tmp_path: Path):
-    run_script, _ = remote._agent_scripts()
+    run_script = runremote.RUN_SCRIPT
     pidfile = tmp_path / "agent.pid"
     result = LocalTransport().run(
         [
@@ -357,7 +373,7 @@ def test_deploy_uploads_once_and_runs_on_the_host(sshd_local, tmp_path: Path):
     state = tmp_path / "state"
     host = load_host(str(sshd_local.host_file(state)))
     with SSHTransport(host) as t:
-        dep = remote.deploy(host, t)
+        dep = deploy(host, t)
         bundle = Path(dep.bundle)
         assert bundle.parent == state / "agent" and bundle.is_file()
         assert json.loads((state / "agent" / "host.json").read_text())["name"] == host["name"]
@@ -367,9 +383,9 @@ def test_deploy_uploads_once_and_runs_on_the_host(sshd_local, tmp_path: Path):
     # A new connection finds the same bundle there and does not upload it again.
     (state / "agent" / "journalbench-old.pyz").write_text("stale")
     with SSHTransport(host) as t:
-        again = remote.deploy(host, t)
+        again = deploy(host, t)
         assert again.bundle == dep.bundle and bundle.stat().st_mtime_ns == first
-        forced = remote.deploy(host, t, force=True)
+        forced = deploy(host, t, force=True)
         assert bundle.stat().st_mtime_ns != first
         assert t.run(forced.agent("--version")).stdout.startswith("journalbench ")
     assert not (state / "agent" / "journalbench-old.pyz").exists()
@@ -380,7 +396,7 @@ def test_deploy_names_a_missing_python(sshd_local, tmp_path: Path):
     host_file = sshd_local.host_file(tmp_path / "state", python="/nonexistent/python3")
     host = load_host(str(host_file))
     with SSHTransport(host) as t, pytest.raises(AgentError) as caught:
-        remote.deploy(host, t)
+        deploy(host, t)
     assert "/nonexistent/python3 not found" in str(caught.value)
     assert str(host_file) in str(caught.value)
 

@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 from sshd import pids_matching
 
-from journalbench import remote, runfolder
+from journalbench import runfolder
+from journalbench.deploy import deploy, layout_of
 from journalbench.errors import AgentError
 from journalbench.hosts import load_host
+from journalbench.runremote import run_remote
 from journalbench.transport import CommandTimeout, for_host
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
@@ -112,7 +114,7 @@ def timed_runs(jobs: list[tuple[dict, dict, Path]], parallel: bool) -> float:
 
     def one(host: dict, run_spec: dict, dest: Path) -> None:
         try:
-            remote.run_remote(host, run_spec, dest)
+            run_remote(host, run_spec, dest)
         except BaseException as error:  # noqa: BLE001 - re-raised in the test
             errors.append(error)
 
@@ -241,7 +243,7 @@ def test_connection_killed_mid_run_is_torn_down_and_run_again(
             killed.extend(sshd_netns.kill_connections())
 
     caplog.set_level(logging.INFO, logger="journalbench.remote")
-    remote.run_remote(host, spec(), dest, on_output=on_output)
+    run_remote(host, spec(), dest, on_output=on_output)
     assert killed, "the connection was never cut"
     assert runfolder.manifest_problems(dest) == []
     assert sum("workloads start" in line for line in lines) == 2
@@ -286,16 +288,16 @@ def test_killed_campaign_resumes(
             campaign.kill()
         campaign.stderr.close()
     assert not dest.exists()
-    assert Path(remote.layout_of(host).pidfile).exists()
+    assert Path(layout_of(host).pidfile).exists()
 
     caplog.set_level(logging.INFO, logger="journalbench.remote")
-    remote.run_remote(host, spec(), dest)
+    run_remote(host, spec(), dest)
     assert runfolder.manifest_problems(dest) == []
     assert [p.name for p in dest.parent.iterdir()] == ["run"]  # no temp folders
     assert host_residue(host) == []
     # Run again: the complete folder is kept as it is.
     before = (dest / "MANIFEST.json").stat().st_mtime_ns
-    remote.run_remote(host, spec(), dest)
+    run_remote(host, spec(), dest)
     assert (dest / "MANIFEST.json").stat().st_mtime_ns == before
 
 
@@ -308,7 +310,7 @@ def test_refused_run_is_one_line_and_leaves_nothing(sshd_local, base: Path, tmp_
     )
     dest = tmp_path / "run"
     with pytest.raises(AgentError) as caught:
-        remote.run_remote(host, spec(), dest)
+        run_remote(host, spec(), dest)
     message = str(caught.value)
     assert "\n" not in message and "failed (exit" in message and "jbt-no-such-disk" in message
     assert not dest.exists() and not list(tmp_path.glob(".run.fetch-*"))
@@ -320,10 +322,10 @@ def test_timed_out_run_is_killed_and_torn_down(sshd_local, base: Path, tmp_path:
     dest = tmp_path / "run"
     started = time.monotonic()
     with pytest.raises(CommandTimeout, match="timed out after 2 s"):
-        remote.run_remote(host, spec(), dest, timeout_s=2)
+        run_remote(host, spec(), dest, timeout_s=2)
     assert time.monotonic() - started < 60
     assert not dest.exists()
-    assert not Path(remote.layout_of(host).pidfile).exists()
+    assert not Path(layout_of(host).pidfile).exists()
     assert host_residue(host) == []
 
 
@@ -357,7 +359,7 @@ def test_cut_wire_mid_run_fetches_the_run_that_finished_meanwhile(
 
     caplog.set_level(logging.INFO, logger="journalbench.remote")
     try:
-        remote.run_remote(host, spec(), dest, on_output=on_output)
+        run_remote(host, spec(), dest, on_output=on_output)
     finally:
         sshd_netns.netns.link(up=True)
     assert restored.is_set()
@@ -376,7 +378,7 @@ def test_residue_of_a_crashed_agent_is_torn_down_before_the_next_run(
     # containers, mounts, a loop device and cgroups left. The next run must start clean.
     host = ssh_host(sshd_local, base, "jbt-e2e-crash")
     with for_host(host) as transport:
-        dep = remote.deploy(host, transport)
+        dep = deploy(host, transport)
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(json.dumps(spec(7)))
     agent = subprocess.Popen(
@@ -405,6 +407,6 @@ def test_residue_of_a_crashed_agent_is_torn_down_before_the_next_run(
     assert host_residue(host) != []
 
     dest = tmp_path / "run"
-    remote.run_remote(host, spec(), dest)
+    run_remote(host, spec(), dest)
     assert runfolder.manifest_problems(dest) == []
     assert host_residue(host) == []

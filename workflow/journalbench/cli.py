@@ -1,23 +1,29 @@
-"""The `journalbench` command line. Each subcommand lives in the module that does the work;
-the module exposes `register(subparsers)` and sets `func` on its parser. Command modules import
-only the standard library at top level (the agent bundle runs on hosts without our venv); heavy
-imports go inside the handler."""
+"""The `journalbench` command line of the controller. `run` and `teardown` are the agent's own
+commands (agent/commands.py), here on host and spec files validated with the schemas; every
+other subcommand lives in the module that does the work, which exposes `register(subparsers)`
+and sets `func` on its parser. The agent bundle has its own, smaller entry point
+(agent/main.py)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 from journalbench import __version__
+from journalbench.agent import commands
 from journalbench.errors import AgentError, ConfigError
+from journalbench.hosts import load_host
+from journalbench.schemas import load_validated
 
 COMMAND_MODULES = (
-    "journalbench.agent.commands",  # run, teardown
     "journalbench.tidy",  # tidy
-    "journalbench.remote",  # check-host, deploy
+    "journalbench.remote_cli",  # check-host, deploy, run-remote, recover
     "journalbench.dispatch",  # dispatch, status
+    "journalbench.locks",  # unlock
 )
+HOST_HELP = "host name in hosts/ or host file path"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,9 +33,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"journalbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_run_parser(subparsers, HOST_HELP, "local").set_defaults(func=cmd_run)
+    commands.add_teardown_parser(subparsers, HOST_HELP, "local").set_defaults(func=cmd_teardown)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    spec = load_validated(Path(args.spec), "run-spec")
+    return commands.run(spec, load_host(args.host), args.out, source=args.spec,
+                        verbose=args.verbose)
+
+
+def cmd_teardown(args: argparse.Namespace) -> int:
+    return commands.teardown_host(load_host(args.host))
 
 
 def main(argv: list[str] | None = None) -> int:

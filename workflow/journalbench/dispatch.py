@@ -1,15 +1,16 @@
 """`journalbench dispatch`: one planned run of a campaign on its host, landing atomically.
 
-The run is written to `<run_id>.partial` next to its final folder and renamed only once its
-manifest verifies, so `data/raw` only ever holds complete runs or nothing. Snakemake calls this
-once per missing run; it also prints campaign progress and an ETA.
+Every host, this machine included, is driven the same way: `run_remote` over the host's
+transport (SSH, or Local for `transport: local`). The run is fetched into `<run_id>.partial` next
+to its final folder and renamed only once its manifest verifies, so `data/raw` only ever holds
+complete runs or nothing. Snakemake calls this once per missing run; it also prints campaign
+progress and an ETA.
 """
 
 from __future__ import annotations
 
 import argparse
 import fcntl
-import os
 import shutil
 import sys
 import tempfile
@@ -19,7 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from journalbench import runfolder
+from journalbench.campaign import PlannedRun, eta_seconds, load_hosts, missing, plan
 from journalbench.errors import AgentError
+from journalbench.runremote import run_remote
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,19 +41,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     status.set_defaults(func=cmd_status)
 
 
-def progress_line(campaign: str, plan: list, raw: Path) -> str:
-    from journalbench.campaign import eta_seconds, missing  # noqa: PLC0415
-
-    left = missing(plan, raw)
-    done = [r.folder(raw) for r in plan if r not in left]
+def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
+    left = missing(runs, raw)
+    done = [r.folder(raw) for r in runs if r not in left]
     eta = eta_seconds(left, done)
-    return (f"campaign {campaign}: {len(done)}/{len(plan)} runs done, {len(left)} left, "
+    return (f"campaign {campaign}: {len(done)}/{len(runs)} runs done, {len(left)} left, "
             f"ETA {int(eta // 3600)}h{int(eta % 3600 // 60):02d}m{int(eta % 60):02d}s")
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from journalbench.campaign import load_hosts, plan  # noqa: PLC0415
-
     runs = plan(args.campaign, load_hosts(args.hosts))
     print(progress_line(runs[0].campaign if runs else args.campaign, runs, args.raw))
     return 0
@@ -78,8 +77,6 @@ def controller_lane(host: str) -> Iterator[None]:
 
 
 def cmd_dispatch(args: argparse.Namespace) -> int:
-    from journalbench.campaign import load_hosts, plan  # noqa: PLC0415
-
     hosts = {h["name"]: h for h in load_hosts(args.hosts)}
     runs = plan(args.campaign, list(hosts.values()))
     matches = [r for r in runs if r.host == args.host and r.run_id == args.run_id]
@@ -94,22 +91,8 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     with controller_lane(host["name"]):
         print(progress_line(run.campaign, runs, args.raw), file=sys.stderr)
         started = time.monotonic()
-        execute_on(host, run.spec, partial)
+        run_remote(host, run.spec, partial)
         land(partial, final)
     print(f"run {run.run_id} on {host['name']} done in {time.monotonic() - started:.1f} s",
           file=sys.stderr)
     return 0
-
-
-def execute_on(host: dict, spec: dict, partial: Path) -> None:
-    if host["transport"] == "local":
-        if os.geteuid() != 0:
-            raise AgentError(f"run {runfolder.run_id(spec)} must run on host {host['name']} "
-                             "(this machine) and needs root: rerun snakemake as root")
-        from journalbench.agent.run import execute  # noqa: PLC0415
-
-        execute(spec, host, partial)
-    else:
-        from journalbench.remote import run_remote  # noqa: PLC0415
-
-        run_remote(host, spec, partial)

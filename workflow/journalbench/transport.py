@@ -3,8 +3,7 @@
 One interface, two implementations: `LocalTransport` (this machine, no SSH) and `SSHTransport`
 (paramiko). Commands are argument lists, never shell strings: on SSH each argument is
 `shlex.quote`d, and the only shell text we send is the constant scripts below, which receive
-every value as a positional parameter. paramiko is imported lazily so that `journalbench --help`
-and the agent bundle stay stdlib-only.
+every value as a positional parameter.
 
 Every remote command starts by printing one marker line on stderr, `@jb-pid PID PGRP START`
 (its pid, process group and start time in clock ticks), then `exec`s the real command. That is
@@ -31,6 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import paramiko
 
 from journalbench.errors import AgentError, ConfigError
 
@@ -442,8 +443,6 @@ def known_hosts_line(name: str, key_type: str, key_bytes: bytes) -> str:
 # Errors after which a connect attempt is worth repeating (network hiccups, a busy sshd that
 # drops the banner, MaxStartups); authentication and host-key errors are not among them.
 def _transient(error: BaseException) -> bool:
-    import paramiko
-
     if isinstance(error, (paramiko.AuthenticationException, paramiko.BadHostKeyException)):
         return False
     return isinstance(error, (OSError, EOFError, paramiko.SSHException))
@@ -491,8 +490,6 @@ class SSHTransport(Transport):
                 delay = min(delay * 2, 8.0)
 
     def _connect_once(self) -> Any:
-        import paramiko
-
         s = self.settings
         client = paramiko.SSHClient()
         if s.known_hosts.is_file():
@@ -525,8 +522,6 @@ class SSHTransport(Transport):
         return client
 
     def _explain(self, error: Exception) -> TransportError:
-        import paramiko
-
         s = self.settings
         if isinstance(error, paramiko.BadHostKeyException):
             return TransportError(
