@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -17,7 +18,18 @@ SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
+    if name == "run-record":
+        return recorded_run_schema()
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())
+
+
+def recorded_run_schema() -> dict[str, Any]:
+    """The spec.json of a run already made: a run spec whose arm and tool may be ones this
+    version's agent cannot run (an older or newer agent made it); its data is still data."""
+    schema = copy.deepcopy(load_schema("run-spec"))
+    schema["properties"]["arm"] = {"type": "string", "minLength": 1}
+    schema["$defs"]["workload"]["properties"]["tool"] = {"type": "string", "minLength": 1}
+    return schema
 
 
 def field_path(error: jsonschema.ValidationError) -> str:

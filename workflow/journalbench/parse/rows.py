@@ -49,7 +49,7 @@ def read_spec(folder: Path) -> dict[str, Any]:
 
     path = folder / runfolder.SPEC
     spec = read_json(path)
-    validate(spec, "run-spec", str(path))
+    validate(spec, "run-record", str(path))
     for key in ("run_id", "host"):
         if not isinstance(spec.get(key), str) or not spec[key]:
             raise problem(path, f"no '{key}' (the agent adds it)")
