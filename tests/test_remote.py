@@ -78,10 +78,12 @@ def test_bundle_runs_on_a_bare_python(tmp_path: Path):
         [PYTHON, "-I", "-S", str(pyz), "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "run" in helptext and "teardown" in helptext
-    modules = [
+    names = zipfile.ZipFile(pyz).namelist()
+    modules = [  # .py files in packages; others (nbdkit plugins, guest scripts) are data
         n[: -len(".py")].replace("/", ".").removesuffix(".__init__")
-        for n in zipfile.ZipFile(pyz).namelist()
+        for n in names
         if n.startswith("journalbench/") and n.endswith(".py")
+        and f"{n.rsplit('/', 1)[0]}/__init__.py" in names
     ]
     probe = (
         "import importlib, importlib.resources, sys\n"
@@ -118,6 +120,22 @@ def test_bundle_refuses_a_third_party_import(tmp_path: Path, monkeypatch: pytest
     ]
     (package / "agent" / "commands.py").write_text("import yaml\n")
     with pytest.raises(AgentError, match=r"agent/commands.py: imports yaml at top level"):
+        bundle.bundle_members()
+
+
+def test_bundle_ships_scripts_outside_packages_as_data(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch):
+    package = tmp_path / "journalbench"
+    (package / "agent" / "plugins").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "agent" / "__init__.py").write_text("")
+    (package / "agent" / "main.py").write_text("import json\n")
+    # Run by another program (here nbdkit), never imported by the agent: no package above it.
+    (package / "agent" / "plugins" / "disk_plugin.py").write_text("import nbdkit\n")
+    monkeypatch.setattr(bundle, "PACKAGE_DIR", package)
+    assert "journalbench/agent/plugins/disk_plugin.py" in [n for n, _ in bundle.bundle_members()]
+    (package / "agent" / "plugins" / "__init__.py").write_text("")
+    with pytest.raises(AgentError, match=r"disk_plugin.py: imports nbdkit at top level"):
         bundle.bundle_members()
 
 

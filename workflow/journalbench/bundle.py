@@ -75,11 +75,20 @@ def _package_files(package: str) -> set[Path]:
     return files
 
 
+def _is_module(path: Path) -> bool:
+    """Python the agent can import: in a package all the way up. A .py file elsewhere (an
+    nbdkit plugin, a script for a guest) is data another program runs, shipped as it is."""
+    if path.suffix != ".py":
+        return False
+    folders = path.relative_to(PACKAGE_DIR).parents
+    return all((PACKAGE_DIR / folder / "__init__.py").is_file() for folder in folders)
+
+
 def bundle_members() -> list[tuple[str, Path]]:
     """(name in the zip, source file): the agent package plus every journalbench module it
     imports at top level, transitively; a third-party import there fails the build."""
     files = {PACKAGE_DIR / "__init__.py"} | _package_files(BUNDLE_PACKAGE)
-    queue = [f for f in files if f.suffix == ".py"]
+    queue = [f for f in files if _is_module(f)]
     seen: set[Path] = set()
     while queue:
         path = queue.pop()
