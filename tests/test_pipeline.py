@@ -26,3 +26,18 @@ def test_snakemake_dry_run_succeeds(repo: Path) -> None:
 def test_installed_entry_point_prints_help(repo: Path) -> None:
     result = run([str(VENV_BIN / "journalbench"), "--help"], repo)
     assert result.returncode == 0 and "usage: journalbench" in result.stdout
+
+
+def test_bad_config_is_a_one_line_error_naming_the_field(repo: Path) -> None:
+    result = run([str(VENV_BIN / "snakemake"), "--cores", "1", "--dry-run",
+                  "--config", "campain=smoke"], repo)
+    assert result.returncode != 0
+    assert ("config (workflow/config.yaml, --config): field (top level): Additional properties "
+            "are not allowed ('campain' was unexpected)") in result.stdout + result.stderr
+
+
+def test_config_values_are_checked_against_the_schema(repo: Path) -> None:
+    result = run([str(VENV_BIN / "snakemake"), "--cores", "1", "--dry-run",
+                  "--config", "hosts="], repo)
+    assert result.returncode != 0
+    assert "field hosts: None is not of type 'string'" in result.stdout + result.stderr

@@ -8,7 +8,29 @@
 import re
 import sys
 
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
 from journalbench import campaign as jb_campaign
+from journalbench.errors import ConfigError
+
+CONFIG_SCHEMA = "workflow/schemas/config.schema.json"
+
+
+def validate_config(config):
+    """snakemake.utils.validate, with its error as one line naming the file and the field."""
+    try:
+        validate(config, f"../../{CONFIG_SCHEMA}")  # relative to this file
+    except WorkflowError as error:
+        cause = error.__context__  # the jsonschema ValidationError
+        field = ".".join(str(p) for p in getattr(cause, "absolute_path", [])) or "(top level)"
+        raise ConfigError(
+            f"config (workflow/config.yaml, --config): field {field}: "
+            f"{getattr(cause, 'message', error)} (schema {CONFIG_SCHEMA})"
+        ) from None
+
+
+validate_config(config)
 
 # config campaign= is a name in workflow/campaigns/ or a campaign file; folders use its name.
 CAMPAIGN = jb_campaign.load_campaign(str(config["campaign"]))["name"]
