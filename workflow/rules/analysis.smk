@@ -22,7 +22,7 @@ rule notebook:
     log:
         "logs/notebooks/{campaign}/{name}.log",
     params:
-        python=sys.executable,
+        python=PYTHON,
         root=Path.cwd(),
     conda:
         ENV

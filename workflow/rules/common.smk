@@ -6,10 +6,12 @@
 # exists for the run ids still missing (a wildcard constraint lists them), and complete runs
 # enter the DAG as plain source files.
 import re
+import shlex
 import sys
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
+from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from journalbench import campaign as jb_campaign
 from journalbench.errors import ConfigError
@@ -40,7 +42,14 @@ MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 if len(HOSTS) > 32:
     raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in profiles/default)")
-JB = f"{sys.executable} -m journalbench.cli"  # the venv's journalbench, whatever PATH says
+# The rules' Python. With --use-conda each rule runs in the environment it declares (ENV), whose
+# Python has every dependency but not this package: PYTHONPATH brings it. Otherwise the Python
+# that runs Snakemake (the venv's, whatever PATH says).
+if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
+    PYTHON = f"PYTHONPATH={shlex.quote(str(Path(workflow.basedir, 'workflow')))} python"
+else:
+    PYTHON = sys.executable
+JB = f"{PYTHON} -m journalbench.cli"
 ENV = "../../environment.yml"
 PACKAGE = "workflow/journalbench"
 # The analysis reruns when the code it runs changes (the experiments never do, see above).
