@@ -22,7 +22,7 @@ CONFIG_SCHEMA = "workflow/schemas/config.schema.json"
 def validate_config(config):
     """snakemake.utils.validate, with its error as one line naming the file and the field."""
     try:
-        validate(config, f"../../{CONFIG_SCHEMA}")  # relative to this file
+        validate(config, str(Path(workflow.basedir, CONFIG_SCHEMA)))
     except WorkflowError as error:
         cause = error.__context__  # the jsonschema ValidationError
         field = ".".join(str(p) for p in getattr(cause, "absolute_path", [])) or "(top level)"
