@@ -2,10 +2,17 @@
 # execute the analysis notebooks (analysis.smk). Default target: every result.
 from snakemake.utils import min_version
 
+from journalbench import locks
+
 min_version("9.0")
 
 
 configfile: "workflow/config.yaml"
+
+
+# A controller killed with SIGKILL leaves its lock behind; when no Snakemake of this directory
+# is alive the lock is stale, and clearing it lets the same command resume.
+locks.clear_stale(Path.cwd())
 
 
 include: "workflow/rules/common.smk"
