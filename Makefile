@@ -15,12 +15,12 @@ AGENT_PACKAGES := $(shell PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.pa
 TEST_PACKAGES  := openssh-server iproute2 procps
 APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES)
 
-.PHONY: reproduce test venv system-deps lint clean-venv
+.PHONY: reproduce test venv system-deps guest lint clean-venv
 
 reproduce: venv
 	$(BIN)/snakemake --cores 1
 
-test: venv system-deps
+test: venv system-deps guest
 	$(BIN)/ruff check .
 	$(BIN)/pytest tests notebooks --nbval-lax
 
@@ -44,6 +44,11 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else echo "system-deps: all apt packages present"; fi; \
 	fi
+
+# The VM arm's guest kernel and initramfs, from Debian packages, into /var/cache/journalbench/guest.
+guest: system-deps
+	@if [ "$$(id -u)" = 0 ]; then PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.guest_image; \
+	else echo "guest: not root, skipping the VM guest kernel (VM tests will be skipped)"; fi
 
 lint: venv
 	$(BIN)/ruff check .

@@ -7,14 +7,16 @@ from journalbench.agent.arms.base import Arm
 from journalbench.agent.arms.journal_accounted import JournalAccounted
 from journalbench.agent.arms.per_container_journal import PerContainerJournal
 from journalbench.agent.arms.shared_journal import SharedJournal
+from journalbench.agent.arms.vm import VirtualMachine
 from journalbench.errors import AgentError
 
 ARMS: dict[str, type[Arm]] = {
-    arm.NAME: arm for arm in (SharedJournal, PerContainerJournal, JournalAccounted)
+    arm.NAME: arm for arm in (VirtualMachine, SharedJournal, PerContainerJournal, JournalAccounted)
 }
 SHARED_JOURNAL = SharedJournal.NAME
 PER_CONTAINER_JOURNAL = PerContainerJournal.NAME
 JOURNAL_ACCOUNTED = JournalAccounted.NAME
+VM = VirtualMachine.NAME
 CONTAINER_ARMS = (SHARED_JOURNAL, PER_CONTAINER_JOURNAL, JOURNAL_ACCOUNTED)
 
 

@@ -1,0 +1,388 @@
+"""vm: each tenant a QEMU guest (1 vCPU, 1 GiB) with its own kernel, ext4 and journal.
+
+The guest gets the tenant's partition as a raw virtio-blk disk with `cache=none` (no host page
+cache), so every journal write leaves through the QEMU process, which runs with all its threads
+in the tenant's cgroup. The guest boots the project's Debian kernel and initramfs
+(`agent/guest_image.py`) and runs the host's own binaries over a read-only 9p root; commands
+reach it over virtio-serial (`agent/guest_side.py`, `agent/guest_relay.py`): no guest network,
+no host kernel module. Everything of a run's guests lives in `<state>/vm/`, and any process
+whose command line names that folder is ours: teardown finds them that way after kill -9.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import journalbench
+from journalbench import runfolder
+from journalbench.agent import disk, guest_image
+from journalbench.agent.arms.base import Arm, TenantLayout
+from journalbench.agent.arms.lxc import cpu_for
+from journalbench.agent.guest_report import SATURATED
+from journalbench.agent.packages import Tool
+from journalbench.agent.system import log, tool_version
+from journalbench.errors import AgentError
+
+MEMORY_MB = 1024  # the thesis's VM: 1 vCPU, 1 GiB
+PORTS = 4  # concurrent commands per guest (layout or measured fio, the report, a spare)
+BOOT_TIMEOUT_S = 60
+PROBE_TIMEOUT_S = 20
+GUEST_DISK = "/dev/vda"
+SATURATED_SHARE = 0.5  # a run is CPU-bound when the vCPU is saturated this share of seconds
+
+
+def vm_root(state_root: Path) -> Path:
+    return state_root / "vm"
+
+
+def qemu_binary() -> str:
+    return f"qemu-system-{platform.machine()}"
+
+
+def agent_share() -> tuple[Path, str]:
+    """The folder the guest sees as /run/jbagent, and the package root's name inside it (the
+    zipapp or the source folder the agent runs from)."""
+    package_root = Path(journalbench.__file__).resolve().parents[1]
+    return package_root.parent, package_root.name
+
+
+def guest_files() -> dict[str, Any]:
+    info_path = guest_image.GUEST_DIR / guest_image.INFO
+    if not info_path.is_file():
+        raise AgentError(f"no guest kernel in {guest_image.GUEST_DIR}: run `make guest` "
+                         "(python3 -m journalbench.agent.guest_image) on this host")
+    return json.loads(info_path.read_text())
+
+
+def qemu_argv(accel: str, folder: Path, volume: str, append: str) -> list[str]:
+    """multidevs=remap: the host root spans several file systems (/proc, /sys, ...) whose inode
+    numbers collide; without it the guest confuses their directories and mounts land wrong."""
+    share, _ = agent_share()
+    guest = guest_image.GUEST_DIR
+    argv = [
+        qemu_binary(), "-name", f"jb-{folder.name}", "-accel", accel,
+        "-cpu", "host" if accel == "kvm" else "max", "-m", str(MEMORY_MB), "-smp", "1",
+        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-nic", "none",
+        "-serial", f"file:{folder / 'console.log'}", "-pidfile", str(folder / "qemu.pid"),
+        "-kernel", str(guest / guest_image.KERNEL), "-initrd", str(guest / guest_image.INITRD),
+        "-append", f"console=ttyS0 quiet panic=-1 {append}",
+        "-fsdev", "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap",
+        "-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot",
+        "-fsdev", f"local,id=agent,path={share},security_model=none,readonly=on,multidevs=remap",
+        "-device", "virtio-9p-pci,fsdev=agent,mount_tag=jbagent",
+        "-device", "virtio-serial-pci",
+    ]
+    if volume:
+        argv += ["-drive", f"file={volume},format=raw,if=none,id=data,cache=none,aio=native",
+                 "-device", "virtio-blk-pci,drive=data"]
+    for port in range(PORTS):
+        argv += ["-chardev", f"socket,id=p{port},path={folder / f'p{port}.sock'},"
+                 "server=on,wait=off",
+                 "-device", f"virtserialport,chardev=p{port},name=jb.{port}"]
+    return argv
+
+
+def wait_console(proc: subprocess.Popen[bytes], console: Path, marker: str,
+                 timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if console.exists() and marker in console.read_text(errors="replace"):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def probe_kvm(folder: Path) -> str:
+    """'kvm' if a guest really boots under KVM within the timeout, else why not."""
+    try:
+        os.close(os.open("/dev/kvm", os.O_RDWR))
+    except OSError as error:
+        return f"/dev/kvm: {error.strerror}"
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = qemu_argv("kvm", folder, "", "jb_probe=1")
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ok = wait_console(proc, folder / "console.log", guest_image.PROBE_OK, PROBE_TIMEOUT_S)
+    finally:
+        kill_wait([proc.pid])
+        proc.wait()
+    return "kvm" if ok else f"a KVM guest did not boot within {PROBE_TIMEOUT_S} s"
+
+
+def choose_accel(host: dict[str, Any], folder: Path) -> tuple[str, str]:
+    """(accel, why); the probe's answer is kept per host boot, kernel and QEMU."""
+    key = {"boot_id": Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+           "kernel": platform.release(), "qemu": tool_version(qemu_binary(), "--version")}
+    cache = guest_image.GUEST_DIR / "kvm-probe.json"
+    try:
+        known = json.loads(cache.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if known.get("key") != key:
+        known = {"key": key, "result": probe_kvm(folder / "kvm-probe")}
+        cache.write_text(json.dumps(known, indent=1) + "\n")
+        shutil.rmtree(folder / "kvm-probe", ignore_errors=True)
+    result = known["result"]
+    if result == "kvm":
+        return "kvm", "probe booted"
+    if host.get("require_kvm"):
+        raise AgentError(f"host {host['name']} requires KVM but {result} "
+                         f"(probe cached in {cache})")
+    log.info("KVM not usable (%s): guests run under TCG", result)
+    return "tcg", result
+
+
+def our_processes(folder: Path) -> list[int]:
+    """Every process whose command line names the guests' folder: QEMUs and relays."""
+    needle = str(folder).encode()
+    pids = []
+    for entry in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if needle in entry.read_bytes():
+                pids.append(int(entry.parent.name))
+        except OSError:
+            continue
+    return [p for p in pids if p != os.getpid()]
+
+
+def kill_wait(pids: list[int], timeout: float = 10) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while any(Path(f"/proc/{p}").exists() and not zombie(p) for p in pids):
+        if time.monotonic() > deadline:
+            raise AgentError(f"processes {pids} survived SIGKILL for {timeout:.0f} s")
+        time.sleep(0.02)
+
+
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def run_folder() -> Path | None:
+    """The run folder, found through the run's log file (run.py gives arms no other way)."""
+    for handler in log.handlers:
+        if isinstance(handler, logging.FileHandler):
+            path = Path(handler.baseFilename)
+            if path.name == runfolder.RUN_LOG:
+                return path.parent
+    return None
+
+
+def summarize(report: Path) -> dict[str, Any]:
+    busy = []
+    if report.exists():
+        for line in report.read_text().splitlines():
+            try:
+                value = json.loads(line).get("vcpu_busy")
+            except ValueError:
+                continue
+            if value is not None:
+                busy.append(value)
+    saturated = sum(1 for b in busy if b >= SATURATED)
+    return {
+        "report": report.name, "seconds": len(busy),
+        "vcpu_busy_mean": round(sum(busy) / len(busy), 4) if busy else None,
+        "seconds_saturated": saturated, "saturated_at": SATURATED,
+        "vcpu_saturated": bool(busy) and saturated >= SATURATED_SHARE * len(busy),
+    }
+
+
+class VirtualMachine(Arm):
+    NAME = "vm"
+    TOOLS = (
+        Tool("qemu-system-{arch}", "qemu-system-{qarch}", True, "vm arm"),
+        Tool("apt-get", "apt", True, "vm arm: guest kernel and busybox (make guest)"),
+        Tool("dpkg-deb", "dpkg", True, "vm arm: guest kernel and busybox (make guest)"),
+    )
+    DATA_MOUNT = "/mnt"
+
+    def __init__(self, context: Any) -> None:
+        super().__init__(context)
+        self.qemus: dict[str, subprocess.Popen[bytes]] = {}
+        self.boot_s: dict[str, float] = {}
+        self.reports: dict[str, subprocess.Popen[bytes]] = {}
+        self.accel, self.accel_why = "", ""
+        self.layout: dict[str, Any] = {}
+
+    @property
+    def folder(self) -> Path:
+        return vm_root(self.context.root)
+
+    def prepare(self, device: disk.Device, tenants: list[dict[str, Any]]) -> None:
+        volumes = disk.make_partitions(device, len(tenants))
+        self.tenants = [TenantLayout(t["name"], t["weight"], Path(f"guest:{self.DATA_MOUNT}"),
+                                     volume, None)
+                        for t, volume in zip(tenants, volumes, strict=True)]
+
+    def start(self) -> None:
+        self.guest = guest_files()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.accel, self.accel_why = choose_accel(self.context.host, self.folder)
+        started = {}
+        for index, tenant in enumerate(self.tenants):
+            started[tenant.name] = time.monotonic()
+            self.qemus[tenant.name] = self.boot(tenant, cpu_for(index))
+        for tenant in self.tenants:
+            self.wait_ready(tenant.name)
+            self.boot_s[tenant.name] = round(time.monotonic() - started[tenant.name], 3)
+        log.info("guests up under %s: boot %s s", self.accel, self.boot_s)
+        self.check_weights()
+        self.check_threads()
+        for tenant in self.tenants:
+            self.run(tenant.name, ["mkfs.ext4", "-q", "-F", "-L", f"jb-{tenant.name}"[:16],
+                                   "-E", "lazy_itable_init=1", GUEST_DISK])
+            self.run(tenant.name, ["mount", "-t", "ext4", "-o", disk.MOUNT_OPTIONS,
+                                   GUEST_DISK, self.DATA_MOUNT])
+
+    def boot(self, tenant: TenantLayout, cpu: int) -> subprocess.Popen[bytes]:
+        """QEMU starts inside the tenant's cgroup, so every thread it ever makes is charged
+        there, pinned to one core like the containers."""
+        rel = self.context.cgroup(tenant.name)
+        backend = self.context.backend
+        backend.create(rel)
+        backend.set_weight(rel, tenant.weight)
+        procs = backend.path(rel) / "cgroup.procs"
+        folder = self.folder / tenant.name
+        folder.mkdir(parents=True, exist_ok=True)
+        _, package_root = agent_share()
+        argv = qemu_argv(self.accel, folder, tenant.volume, f"jb_path={package_root}")
+        log.debug("$ %s", " ".join(argv))
+
+        def enter() -> None:
+            procs.write_text(f"{os.getpid()}\n")
+            os.sched_setaffinity(0, {cpu})
+
+        return subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                stderr=(folder / "qemu.stderr").open("wb"), preexec_fn=enter)
+
+    def wait_ready(self, tenant: str) -> None:
+        proc, console = self.qemus[tenant], self.folder / tenant / "console.log"
+        if wait_console(proc, console, guest_image.READY, BOOT_TIMEOUT_S):
+            return
+        why = "exited" if proc.poll() is not None else f"not ready in {BOOT_TIMEOUT_S} s"
+        tail = (self.folder / tenant / "qemu.stderr").read_text(errors="replace").strip()
+        raise AgentError(f"guest of {tenant} {why} (see {console})"
+                         + (f": {tail.splitlines()[-1]}" if tail else ""))
+
+    def check_threads(self) -> None:
+        """Every QEMU thread (vCPU, I/O workers, 9p) must sit in its tenant's cgroup."""
+        backend = self.context.backend
+        for tenant, proc in self.qemus.items():
+            want = "/" + self.context.cgroup(tenant)
+            for task in Path(f"/proc/{proc.pid}/task").iterdir():
+                found = backend.cgroup_of(int(task.name))
+                if found != want:
+                    raise AgentError(f"QEMU thread {task.name} of {tenant} is in {found}, "
+                                     f"not {want}")
+
+    def after_start(self) -> None:
+        out = run_folder()
+        for tenant in self.tenants:
+            path = (out or self.folder) / f"guest-{tenant.name}.jsonl"
+            err = self.folder / tenant.name / "report.stderr"
+            with path.open("wb") as stdout, err.open("wb") as stderr:
+                self.reports[tenant.name] = self.spawn(
+                    tenant.name, ["python3", "-m", "journalbench.agent.guest_report",
+                                  tenant.name], stdout, stderr)
+
+    def before_stop(self) -> None:
+        out = run_folder() or self.folder
+        for tenant, proc in self.reports.items():
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            summary = summarize(out / f"guest-{tenant}.jsonl")
+            if summary["seconds"] == 0:
+                err = (self.folder / tenant / "report.stderr").read_text(errors="replace")
+                raise AgentError(f"guest report of {tenant} is empty: "
+                                 f"{err.strip().splitlines()[-1] if err.strip() else '?'}")
+            self.layout.setdefault("guests", {}).setdefault(tenant, {})["report"] = summary
+            if summary["vcpu_saturated"]:
+                log.warning("vCPU of %s saturated %d of %d s: its I/O may be CPU-bound",
+                            tenant, summary["seconds_saturated"], summary["seconds"])
+        self.reports.clear()
+
+    def stop(self) -> None:
+        for proc in [*self.reports.values(), *self.qemus.values()]:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        self.reports.clear()
+        self.qemus.clear()
+        self.clean(self.context.host, self.context.root)
+
+    # -- commands inside a guest --------------------------------------------------------------
+
+    def spawn(self, tenant: str, argv: list[str], stdout: IO[bytes],
+              stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+        folder = self.folder / tenant
+        if tenant not in self.qemus or not folder.is_dir():
+            raise AgentError(f"tenant {tenant} has no running guest")
+        share, package_root = agent_share()
+        log.debug("guest %s: %s", tenant, " ".join(argv))
+        return subprocess.Popen(
+            [sys.executable, "-m", "journalbench.agent.guest_relay", str(folder), *argv],
+            stdout=stdout, stderr=stderr, env={**os.environ,
+                                               "PYTHONPATH": str(share / package_root)})
+
+    # -- what the run records -----------------------------------------------------------------
+
+    def versions(self) -> dict[str, str]:
+        info = guest_files()
+        return {"qemu": tool_version(qemu_binary(), "--version"),
+                "guest_kernel": f"{info['kernel_release']} ({info['package_version']})"}
+
+    def facts(self) -> dict[str, Any]:
+        self.layout = super().facts()
+        self.layout["virt_accel"] = self.accel
+        self.layout["virt_accel_reason"] = self.accel_why
+        self.layout["mount_options"] = f"{disk.MOUNT_OPTIONS} (inside each guest)"
+        self.layout["guests"] = {
+            tenant: {"qemu_pid": proc.pid, "vcpus": 1, "memory_mb": MEMORY_MB,
+                     "boot_s": self.boot_s.get(tenant), "disk": GUEST_DISK,
+                     "disk_cache": "none", "cpu": cpu_for(index),
+                     "kernel": self.guest["kernel_release"],
+                     "kernel_package": f"{self.guest['package']} {self.guest['package_version']}",
+                     "threads_cgroup": sorted({self.context.backend.cgroup_of(int(t.name))
+                                               for t in Path(f"/proc/{proc.pid}/task").iterdir()})}
+            for index, (tenant, proc) in enumerate(self.qemus.items())
+        }
+        return self.layout
+
+    # -- clean-up by discovery ----------------------------------------------------------------
+
+    @classmethod
+    def leftovers(cls, root: Path) -> list[str]:
+        found = [f"guest process {pid}" for pid in our_processes(vm_root(root))]
+        if vm_root(root).exists():
+            found.append(f"guest folder {vm_root(root)}")
+        return found
+
+    @classmethod
+    def clean(cls, host: dict[str, Any], root: Path) -> None:
+        folder = vm_root(root)
+        kill_wait(our_processes(folder))
+        if folder.exists():
+            shutil.rmtree(folder)

@@ -1,0 +1,76 @@
+"""Inside a VM guest: what the host cannot see, once a second, as JSON lines on stdout.
+
+`python3 -m journalbench.agent.guest_report <tenant>` prints per interval the deltas of the
+guest's vCPU time (from /proc/stat), of its data disk vda (/sys/block/vda/stat) and of the bytes
+its own jbd2 thread submitted (tracefs, as the host's sampler does for host journals).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+
+from journalbench.agent.arms.base import find_jbd2
+from journalbench.agent.sampler import JournalTracer, device_counters
+
+DISK = "vda"
+SATURATED = 0.95  # a vCPU this busy may bound the guest's I/O rate (TCG)
+
+
+def cpu_times() -> tuple[int, int, int]:
+    """(busy, iowait, total) jiffies of all CPUs, from the first line of /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    busy = user + nice + system + irq + softirq + steal
+    return busy, iowait, busy + idle + iowait
+
+
+def sample(tenant: str, jbd2_name: str, previous: dict, current: dict) -> dict:
+    busy, iowait, total = (c - p for c, p in zip(current["cpu"], previous["cpu"], strict=True))
+    disk = current["disk"] - previous["disk"]
+    journal = current["jbd2"] - previous["jbd2"]
+    return {
+        "tenant": tenant, "t": round(current["t"] - current["t0"], 3),
+        "dt": round(current["t"] - previous["t"], 3),
+        "vcpu_busy": round(busy / total, 4) if total else None,
+        "vcpu_iowait": round(iowait / total, 4) if total else None,
+        "disk": DISK, "disk_read_bytes": disk.read_bytes, "disk_write_bytes": disk.write_bytes,
+        "disk_read_ios": disk.read_ios, "disk_write_ios": disk.write_ios,
+        "jbd2": jbd2_name, "jbd2_write_bytes": journal.write_bytes,
+        "jbd2_write_ios": journal.write_ios,
+    }
+
+
+def main(tenant: str, interval: float = 1.0) -> None:
+    jbd2 = find_jbd2(f"/dev/{DISK}", tenant)
+    tracer = JournalTracer("guest-report", [jbd2])
+    stopping = False
+
+    def stop(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    tracer.start()
+    t0 = time.monotonic()
+
+    def read_all() -> dict:
+        return {"t0": t0, "t": time.monotonic(), "cpu": cpu_times(),
+                "disk": device_counters(DISK), "jbd2": tracer.snapshot(jbd2)}
+
+    previous = read_all()
+    next_tick = t0 + interval
+    while not stopping:
+        time.sleep(max(0.0, next_tick - time.monotonic()))
+        next_tick += interval
+        current = read_all()
+        print(json.dumps(sample(tenant, jbd2.name, previous, current)), flush=True)
+        previous = current
+    tracer.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,154 @@
+"""Inside a VM guest: PID 1 after the initramfs, serving commands on virtio-serial ports.
+
+Each port (`jb.<n>`) carries one command at a time. The host's relay (`agent/guest_relay.py`)
+connects to the port's unix socket, sends the command as one JSON line with a fresh id, and
+reads frames back: a type byte (O stdout, E stderr, X exit code, F could not start), the
+request's 8-byte id, a 4-byte big-endian length, the payload. The id matters because QEMU keeps
+what the guest wrote while no host was connected (a killed relay's last frames) and hands it to
+the next client of the port. A line `K` kills the command; so does the host side going away.
+virtio-serial needs no kernel module on the host and no guest network, unlike SSH.
+PID 1 itself only reaps orphans; the server runs in a child so that `subprocess` keeps the exit
+status of its own commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+PORT_PREFIX = "jb."
+READY = "journalbench-guest-ready"
+IDLE_POLL_S = 0.2  # a port whose host side is not connected reads EOF at once: poll gently
+# Commands see the agent package too (the guest report is one of its modules).
+ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
+       "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+
+
+ID_BYTES = 8
+
+
+def frame(kind: bytes, ident: bytes, payload: bytes) -> bytes:
+    return kind + ident + struct.pack(">I", len(payload)) + payload
+
+
+def ports() -> list[str]:
+    found = []
+    for entry in sorted(Path("/sys/class/virtio-ports").glob("vport*")):
+        if (entry / "name").read_text().strip().startswith(PORT_PREFIX):
+            found.append(f"/dev/{entry.name}")
+    return found
+
+
+class Port:
+    """One command channel: reads requests and kill lines, runs one command at a time."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = os.open(path, os.O_RDWR)
+        self.lock = threading.Lock()
+        self.current: subprocess.Popen[bytes] | None = None
+
+    def send(self, kind: bytes, ident: bytes, payload: bytes) -> None:
+        data = frame(kind, ident, payload)
+        with self.lock:
+            try:
+                while data:
+                    data = data[os.write(self.fd, data):]
+            except OSError:
+                pass  # the host went away; the reader kills the command
+
+    def kill(self) -> None:
+        proc = self.current
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def serve(self) -> None:
+        pending = b""
+        while True:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                self.kill()  # no host on the other end: nobody waits for the output
+                time.sleep(IDLE_POLL_S)
+                continue
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self.handle(line)
+
+    def handle(self, line: bytes) -> None:
+        if line.strip() == b"K":
+            self.kill()
+            return
+        try:
+            request = json.loads(line)
+            argv = [str(a) for a in request["argv"]]
+            ident = bytes.fromhex(request["id"])[:ID_BYTES].ljust(ID_BYTES, b"\0")
+        except (ValueError, KeyError, TypeError):
+            return  # bytes left from a relay that went away mid-line
+        threading.Thread(target=self.run, args=(argv, ident), daemon=True).start()
+
+    def run(self, argv: list[str], ident: bytes) -> None:
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, env=ENV, cwd="/tmp",
+                                    start_new_session=True)
+        except OSError as error:
+            self.send(b"F", ident, f"cannot start {argv[0]}: {error.strerror}".encode())
+            return
+        self.current = proc
+        pumps = [threading.Thread(target=self.pump, args=(stream, kind, ident), daemon=True)
+                 for stream, kind in ((proc.stdout, b"O"), (proc.stderr, b"E"))]
+        for pump in pumps:
+            pump.start()
+        code = proc.wait()
+        for pump in pumps:
+            pump.join()
+        self.send(b"X", ident, str(code if code >= 0 else 128 - code).encode())
+
+    def pump(self, stream: object, kind: bytes, ident: bytes) -> None:
+        while chunk := os.read(stream.fileno(), 65536):  # type: ignore[attr-defined]
+            self.send(kind, ident, chunk)
+
+
+def serve() -> None:
+    found = ports()
+    if not found:
+        print("journalbench guest: no jb.* virtio-serial ports", flush=True)
+        return
+    threads = [threading.Thread(target=Port(p).serve, daemon=True) for p in found]
+    for thread in threads:
+        thread.start()
+    print(f"{READY} ports={len(found)}", flush=True)
+    for thread in threads:
+        thread.join()
+
+
+def init() -> None:
+    """PID 1: start the server, then reap whatever exits (orphans are reparented here)."""
+    server = os.fork()
+    if server == 0:
+        serve()
+        os._exit(1)
+    while True:
+        try:
+            pid, _ = os.wait()
+        except ChildProcessError:
+            time.sleep(1)
+            continue
+        if pid == server:
+            print("journalbench guest: server exited", flush=True)
+
+
+if __name__ == "__main__":
+    init() if os.getpid() == 1 else serve()
+    sys.exit(0)
