@@ -1,0 +1,153 @@
+"""What one route to the agent costs on this machine (a script, not a test; needs root).
+
+    .venv/bin/python benchmarks/bench_route.py [--runs 5] [--duration 3] [--python python3]
+
+The same small run (shared-journal arm, two fio high-fsync tenants of 16 MB) is done --runs
+times each way, alternating: in-process (`journalbench.agent.run.execute`, the old route of the
+local host) and through `run_remote` over the Local transport, as `journalbench dispatch` now
+does for every host (build the bundle, probe python, upload, reap, pre-run teardown by the
+bundle, run under the pidfile, atomic fetch with tar). A throw-away host in a temporary state
+folder under /var/lib is used and removed afterwards.
+
+Reported per route, in seconds (median of the runs): the wall time, the agent's own total
+(host.json timing.total_s), and the overhead outside the agent (wall - total); for run_remote
+also each step. The project's goal is campaign set-up + teardown at most 5% of a 60 s run; the
+last lines relate the agent's set-up + teardown plus the route's overhead to that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from journalbench import bundle, deploy, runfolder, runremote
+from journalbench.agent.run import execute, host_lock, residue, teardown
+from journalbench.hosts import load_host
+
+RUN_S = 60  # the run length the 5% goal is stated for
+STEPS = ("deploy", "reap", "teardown", "fetch_run")
+
+
+def spec(duration: int, repetition: int) -> dict:
+    tenant = {"tool": "fio", "preset": "high-fsync", "size_mb": 16}
+    return {
+        "arm": "shared-journal",
+        "duration_s": duration,
+        "repetition": repetition,
+        "campaign": "bench",
+        "tenants": [
+            {"name": "a", "weight": 700, "workload": tenant},
+            {"name": "b", "weight": 300, "workload": tenant},
+        ],
+    }
+
+
+def timed_steps(record: dict[str, list[float]]) -> None:
+    """Wrap run_remote's steps (and the bundle build inside deploy) to time them."""
+
+    def wrap(module: object, name: str) -> None:
+        original = getattr(module, name)
+
+        def step(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                record[name].append(time.perf_counter() - started)
+
+        setattr(module, name, step)
+
+    for name in STEPS:
+        wrap(runremote, name)
+    wrap(deploy, "build_bundle")
+
+
+def one(route: Callable[[Path], None], folder: Path) -> dict[str, float]:
+    started = time.perf_counter()
+    route(folder)
+    wall = time.perf_counter() - started
+    timing = json.loads((folder / runfolder.HOST).read_text())["timing"]
+    return {"wall": wall, "agent": timing["total_s"], "outside": wall - timing["total_s"],
+            "setup": timing["setup_s"], "workload": timing["workload_s"],
+            "teardown": timing["teardown_s"]}
+
+
+def median(rows: list[dict[str, float]], key: str) -> float:
+    return statistics.median(row[key] for row in rows)
+
+
+def report(results: dict[str, list[dict[str, float]]], steps: dict[str, list[float]]) -> None:
+    print(f"{'route':<12}{'wall':>8}{'agent':>8}{'outside':>9}{'setup':>8}{'teardown':>9}")
+    for route, rows in results.items():
+        print(f"{route:<12}" + "".join(
+            f"{median(rows, k):>{w}.2f}"
+            for k, w in (("wall", 8), ("agent", 8), ("outside", 9), ("setup", 8),
+                         ("teardown", 9))))
+    print("run_remote steps (median s per run): " + ", ".join(
+        f"{name} {statistics.median(times):.3f}" for name, times in steps.items()))
+    added = median(results["run_remote"], "outside") - median(results["in-process"], "outside")
+    rows = results["run_remote"]
+    setup_down = median(rows, "setup") + median(rows, "teardown")
+    print(f"added by the one route: {added:.2f} s per run = {100 * added / RUN_S:.1f}% of a "
+          f"{RUN_S} s run")
+    print(f"agent set-up + teardown {setup_down:.2f} s + route {added:.2f} s = "
+          f"{100 * (setup_down + added) / RUN_S:.1f}% of a {RUN_S} s run (goal <= 5%)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--duration", type=int, default=3, help="seconds of workload per run")
+    parser.add_argument("--python", default="python3", help="the host's python (host file python:)")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("bench_route: needs root (loop devices, cgroups, containers)", file=sys.stderr)
+        return 2
+    state = Path(tempfile.mkdtemp(prefix="journalbench-bench-", dir="/var/lib"))
+    work = Path(tempfile.mkdtemp(prefix="journalbench-bench-out-"))
+    name = f"jbbench{os.getpid()}"
+    host_file = work / f"{name}.yaml"
+    host_file.write_text(f"name: {name}\ntransport: local\npython: {args.python}\n"
+                         f"state_dir: {state}\ndevice: {{kind: image, size_gb: 4}}\n")
+    host = load_host(str(host_file))
+    steps: dict[str, list[float]] = defaultdict(list)
+    timed_steps(steps)
+    results: dict[str, list[dict[str, float]]] = {"in-process": [], "run_remote": []}
+    routes = {
+        "in-process": lambda out, s: execute(s, host, out),
+        "run_remote": lambda out, s: runremote.run_remote(host, s, out),
+    }
+    try:
+        bundle.build_bundle()  # a warm cache, as in a campaign after its first run
+        for repetition in range(1, args.runs + 1):
+            order = list(routes) if repetition % 2 else list(routes)[::-1]
+            for route in order:
+                run_spec = spec(args.duration, repetition)
+                folder = work / route / str(repetition)
+                results[route].append(
+                    one(lambda out, r=route, s=run_spec: routes[r](out, s), folder))
+                print(f"{route} run {repetition}: " + ", ".join(
+                    f"{k} {v:.2f}" for k, v in results[route][-1].items()), file=sys.stderr)
+        report(results, steps)
+    finally:
+        with host_lock(host):
+            teardown(host)
+            left = residue(host)
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+        if left:
+            print(f"bench_route: residue left: {left}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
