@@ -50,6 +50,13 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
                     found.append(f"jbd2 thread {comm.parent.name} still in {host_name}'s cgroup")
         except OSError:
             continue
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:  # a VM tenant's QEMU or its command relays name the host's state folder
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(f"{state_dir / host_name}/".encode() in arg for arg in argv):
+            found.append(f"process {cmdline.parent.name} ({argv[0].decode(errors='replace')})")
     if (state_dir / host_name).exists():
         found.append(f"state folder {state_dir / host_name} (image, mount points or containers)")
     if Path(f"/sys/kernel/tracing/instances/journalbench-{host_name}").exists():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from journalbench.agent.arms.base import find_jbd2
 from journalbench.agent.sampler import JournalTracer, device_counters
 
 DISK = "vda"
+STARTED = "guest report started"
 SATURATED = 0.95  # a vCPU this busy may bound the guest's I/O rate (TCG)
 
 
@@ -47,13 +49,9 @@ def sample(tenant: str, jbd2_name: str, previous: dict, current: dict) -> dict:
 def main(tenant: str, interval: float = 1.0) -> None:
     jbd2 = find_jbd2(f"/dev/{DISK}", tenant)
     tracer = JournalTracer("guest-report", [jbd2])
-    stopping = False
-
-    def stop(_signum: int, _frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, stop)
+    stopping = threading.Event()
+    # SIGTERM ends the report with a last, shorter interval, so a short run still has a row.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stopping.set())
     tracer.start()
     t0 = time.monotonic()
 
@@ -62,9 +60,10 @@ def main(tenant: str, interval: float = 1.0) -> None:
                 "disk": device_counters(DISK), "jbd2": tracer.snapshot(jbd2)}
 
     previous = read_all()
+    print(STARTED, file=sys.stderr, flush=True)
     next_tick = t0 + interval
-    while not stopping:
-        time.sleep(max(0.0, next_tick - time.monotonic()))
+    while not stopping.is_set():
+        stopping.wait(max(0.0, next_tick - time.monotonic()))
         next_tick += interval
         current = read_all()
         print(json.dumps(sample(tenant, jbd2.name, previous, current)), flush=True)

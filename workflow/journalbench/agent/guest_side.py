@@ -25,6 +25,7 @@ from pathlib import Path
 
 PORT_PREFIX = "jb."
 READY = "journalbench-guest-ready"
+KILL_GRACE_S = 3.0
 IDLE_POLL_S = 0.2  # a port whose host side is not connected reads EOF at once: poll gently
 # Commands see the agent package too (the guest report is one of its modules).
 ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
@@ -64,13 +65,23 @@ class Port:
             except OSError:
                 pass  # the host went away; the reader kills the command
 
-    def kill(self) -> None:
+    def kill(self, grace_s: float = 0) -> None:
+        """SIGTERM first when asked (`K`), so the command can write its last output; SIGKILL
+        at once when the host went away."""
         proc = self.current
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            if grace_s:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=grace_s)
+                    return
+                except subprocess.TimeoutExpired:
+                    pass
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def serve(self) -> None:
         pending = b""
@@ -87,7 +98,7 @@ class Port:
 
     def handle(self, line: bytes) -> None:
         if line.strip() == b"K":
-            self.kill()
+            threading.Thread(target=self.kill, args=(KILL_GRACE_S,), daemon=True).start()
             return
         try:
             request = json.loads(line)

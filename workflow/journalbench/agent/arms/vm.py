@@ -28,7 +28,7 @@ from journalbench import runfolder
 from journalbench.agent import disk, guest_image
 from journalbench.agent.arms.base import Arm, TenantLayout
 from journalbench.agent.arms.lxc import cpu_for
-from journalbench.agent.guest_report import SATURATED
+from journalbench.agent.guest_report import SATURATED, STARTED
 from journalbench.agent.packages import Tool
 from journalbench.agent.system import log, tool_version
 from journalbench.errors import AgentError
@@ -38,7 +38,8 @@ PORTS = 4  # concurrent commands per guest (layout or measured fio, the report, 
 BOOT_TIMEOUT_S = 60
 PROBE_TIMEOUT_S = 20
 GUEST_DISK = "/dev/vda"
-SATURATED_SHARE = 0.5  # a run is CPU-bound when the vCPU is saturated this share of seconds
+SATURATED_SHARE = 0.5
+REPORT_START_S = 60  # a run is CPU-bound when the vCPU is saturated this share of seconds
 
 
 def vm_root(state_root: Path) -> Path:
@@ -303,13 +304,26 @@ class VirtualMachine(Arm):
                 self.reports[tenant.name] = self.spawn(
                     tenant.name, ["python3", "-m", "journalbench.agent.guest_report",
                                   tenant.name], stdout, stderr)
+        for tenant in self.tenants:
+            self.wait_report(tenant.name)
+
+    def wait_report(self, tenant: str) -> None:
+        """Python starts slowly in a TCG guest: measuring begins once the report runs."""
+        err = self.folder / tenant / "report.stderr"
+        deadline = time.monotonic() + REPORT_START_S
+        while STARTED not in err.read_text(errors="replace"):
+            if self.reports[tenant].poll() is not None or time.monotonic() > deadline:
+                detail = err.read_text(errors="replace").strip().splitlines()
+                raise AgentError(f"guest report of {tenant} did not start ({err}): "
+                                 f"{detail[-1] if detail else 'no output'}")
+            time.sleep(0.05)
 
     def before_stop(self) -> None:
         out = run_folder() or self.folder
         for tenant, proc in self.reports.items():
             proc.terminate()
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
