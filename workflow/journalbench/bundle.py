@@ -110,7 +110,8 @@ def bundle_members() -> list[tuple[str, Path]]:
             elif root not in sys.stdlib_module_names:
                 raise AgentError(
                     f"{path}: imports {name} at top level, but the agent bundle must be "
-                    "stdlib-only; import it inside the function that needs it"
+                    "stdlib-only; import it inside the function that needs it (a script another "
+                    "program runs, such as an nbdkit plugin, goes in a folder without __init__.py)"
                 )
     return sorted((f"journalbench/{p.relative_to(PACKAGE_DIR).as_posix()}", p) for p in files)
 
