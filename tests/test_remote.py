@@ -162,7 +162,7 @@ def test_evaluate_all_present():
     checks = checkhost.evaluate(IMAGE_HOST, FULL)
     assert all(c.ok for c in checks), [c for c in checks if not c.ok]
     text = checkhost.format_checks("h", checks)
-    assert "everything the agent needs is there" in text and "apt-get" not in text
+    assert "everything the agent needs is there" in text and "apt-get install" not in text
 
 
 def test_evaluate_missing_tools_give_the_apt_command():
