@@ -13,6 +13,9 @@ import pytest
 from journalbench import hosts
 from journalbench.agent import packages
 from journalbench.agent.arms import ARMS
+from journalbench.agent.devices import DEFAULT_PROFILE, PROFILES
+from journalbench.agent.devices.hdd import Hdd
+from journalbench.agent.devices.hdd_model import Params
 from journalbench.agent.workloads import WORKLOADS, fio
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
@@ -90,3 +93,21 @@ def test_makefile_installs_what_the_modules_declare(repo: Path) -> None:
                          capture_output=True, text=True, check=True).stdout
     listed = out.split('"')[1].split()  # the recipe's first line tests the list is not empty
     assert sorted(listed) == packages.debian()
+
+
+def test_device_profiles_are_the_profile_modules() -> None:
+    names = list(PROFILES)
+    assert schema("run-spec")["properties"]["device"]["enum"] == names
+    assert schema("campaign")["$defs"]["devices"]["items"]["enum"] == names
+    host = schema("host")["$defs"]
+    assert host["profile"]["enum"] == names and host["profile"]["default"] == DEFAULT_PROFILE
+    emulated = schema("host")["properties"]["device_profiles"]["properties"]
+    assert set(emulated) == {n for n, cls in PROFILES.items() if issubclass(cls, Hdd)}
+
+
+def test_hdd_model_defaults() -> None:
+    properties = schema("host")["$defs"]["hdd_model"]["properties"]
+    defaults = Params()
+    assert {k: v["default"] for k, v in properties.items()} == {
+        k: getattr(defaults, k) for k in properties}
+    assert set(properties) == set(Params.__dataclass_fields__) - {"write_cache"}

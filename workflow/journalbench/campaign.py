@@ -69,19 +69,22 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
     specs: dict[str, dict[str, Any]] = {}
     for repetition in range(1, campaign["repetitions"] + 1):
         for experiment in campaign["experiments"]:
-            for values in conditions(experiment):
-                for arm in experiment["arms"]:
-                    spec = {
-                        "arm": arm,
-                        "duration_s": experiment.get("duration_s", campaign["duration_s"]),
-                        "repetition": repetition,
-                        "tenants": substitute(experiment["tenants"], values),
-                    }
-                    if "bfq" in campaign:
-                        spec["bfq"] = campaign["bfq"]
-                    where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
-                    validate(spec, "run-spec", where)
-                    specs.setdefault(runfolder.run_id(spec), spec)
+            devices = experiment.get("devices", campaign.get("devices", [None]))
+            for device, values, arm in itertools.product(devices, conditions(experiment),
+                                                         experiment["arms"]):
+                spec = {
+                    "arm": arm,
+                    "duration_s": experiment.get("duration_s", campaign["duration_s"]),
+                    "repetition": repetition,
+                    "tenants": substitute(experiment["tenants"], values),
+                }
+                if "bfq" in campaign:
+                    spec["bfq"] = campaign["bfq"]
+                if device is not None:  # without it, the host's own profile (and old run ids)
+                    spec["device"] = device
+                where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
+                validate(spec, "run-spec", where)
+                specs.setdefault(runfolder.run_id(spec), spec)
     return list(specs.values())
 
 

@@ -27,7 +27,7 @@ from journalbench import experiments, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser or a column changes: every cached run is then parsed again
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 CACHE = "cache"
 
 RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -50,6 +50,10 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("scheduler", "string"), ("device_kind", "string"),
     ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
     ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"),
+    ("device_profile", "string"), ("emulator_cpu_share", "float64"),
+    ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
+    ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
+    ("calibration_drift", "float64"),
 )
 SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),

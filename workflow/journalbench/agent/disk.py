@@ -198,6 +198,22 @@ def detach_loops(directory: Path, wait_s: float = 10) -> None:
     deadline = time.monotonic() + wait_s
     while loops_backed_by(directory) and time.monotonic() < deadline:
         time.sleep(0.05)
+    for loop, _ in loops_backed_by(directory):
+        log.warning("%s still attached after %.0f s; held by %s", loop, wait_s,
+                    ", ".join(holders(loop)) or "no process (the kernel itself)")
+
+
+def holders(device: str) -> list[str]:
+    """Processes with `device` (or one of its partitions) open, as 'comm (pid)'."""
+    found = []
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd).startswith(device):
+                pid = fd.parent.parent.name
+                found.append(f"{read(f'/proc/{pid}/comm')} ({pid})")
+        except OSError:
+            continue
+    return sorted(set(found))
 
 
 def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:
@@ -209,7 +225,8 @@ def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:
     sh("fio", "--name=fsync-prefill", "--rw=write", "--bs=1m", *region, timeout=60)
     out = sh("fio", "--name=fsync-probe", "--rw=write", "--bs=4k", "--fdatasync=1", "--loops=2",
              f"--runtime={seconds}", *region, timeout=60 + seconds)
-    sync = json.loads(out[out.index("{"):])["jobs"][0]["sync"]
+    job = json.loads(out[out.index("{"):])["jobs"][0]
+    sync = job["sync"]
     pct = sync["lat_ns"].get("percentile", {})
     if not sync["lat_ns"].get("N"):
         raise AgentError(f"{device.path}: the fsync probe recorded no fdatasync latency")
@@ -220,4 +237,7 @@ def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:
         "p99": pct["99.000000"] / 1e6 if "99.000000" in pct else None,
         "count": sync["lat_ns"].get("N", 0),
         "probe_s": seconds,
+        # write + fdatasync cycles per second: on a disk that must reach the platter before
+        # it acknowledges a write, the write, not the flush, carries the cost
+        "per_s": round(sync["lat_ns"]["N"] / max(job["job_runtime"] / 1000, 1e-3), 3),
     }

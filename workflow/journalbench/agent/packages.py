@@ -35,11 +35,13 @@ TRANSPORT_TOOLS = (
 
 
 def tools(arch: str = "x86_64") -> list[Tool]:
-    """Every tool of the device, the arms, the workloads and the probes, once each, in that
-    order; a tool several modules need is required when any of them requires it."""
-    from journalbench.agent import arms, disk, probes, workloads
+    """Every tool of the device, its profiles, the arms, the workloads and the probes, once
+    each, in that order; a tool several modules need is required when any of them does."""
+    from journalbench.agent import arms, devices, disk, probes, workloads
 
     declared = [*disk.TOOLS, *TRANSPORT_TOOLS]
+    for profile in devices.PROFILES.values():
+        declared += profile.TOOLS
     for arm in arms.ARMS.values():
         declared += arm.TOOLS
     for workload in workloads.WORKLOADS.values():

@@ -4,6 +4,7 @@ eight processes into `fsync-<tenant>.txt` (parsed by journalbench.parse.fsync)."
 
 from __future__ import annotations
 
+import importlib.resources
 import shutil
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from journalbench.agent.sampler import ensure_tracefs
 from journalbench.errors import AgentError
 
 TOOLS = (Tool("bpftrace", "bpftrace", False, "fsync latency of database workloads"),)
-SCRIPT = Path(__file__).resolve().parent / "workloads" / "fsync.bt"
+SCRIPT = "fsync.bt"  # in journalbench.agent.workloads, read as a resource: the agent is a zipapp
 MAX_PIDS = 8
 HEADER = "journalbench-fsync"
 
@@ -24,11 +25,14 @@ class FsyncTracer:
     """bpftrace running fsync.bt on a cgroup v2 id, or (id 0) on the given pids."""
 
     def __init__(self, out: Path, cgroup_id: int = 0, pids: tuple[int, ...] = ()) -> None:
+        """`out` is the run-folder file of the summary; the script is written beside it as
+        `.fsync.bt` and removed when the tracer stops."""
         if not cgroup_id and not 1 <= len(pids) <= MAX_PIDS:
             raise AgentError(f"fsync tracer: give a cgroup id or 1-{MAX_PIDS} pids, got {pids}")
         self.out = out
         self.argv = [str(cgroup_id), *(str(p) for p in pids)]
         self.proc: subprocess.Popen[str] | None = None
+        self.script: Path | None = None
 
     def start(self, timeout_s: float = 60) -> None:
         """Start bpftrace and wait until its probes are attached (it prints its header)."""
@@ -36,8 +40,12 @@ class FsyncTracer:
         if bpftrace is None:
             raise AgentError("fsync tracer: bpftrace is not installed (Debian package bpftrace)")
         ensure_tracefs()
+        script = self.out.with_name(f".{self.out.stem}.bt")
+        script.write_text(
+            importlib.resources.files("journalbench.agent.workloads").joinpath(SCRIPT).read_text())
+        self.script = script
         with self.out.open("w") as handle:
-            self.proc = subprocess.Popen([bpftrace, "-q", str(SCRIPT), *self.argv],
+            self.proc = subprocess.Popen([bpftrace, "-q", str(script), *self.argv],
                                          stdout=handle, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + timeout_s
         while HEADER not in self.out.read_text():
@@ -51,6 +59,8 @@ class FsyncTracer:
 
     def stop(self) -> None:
         """SIGINT makes bpftrace print its summary (the END block) and exit."""
+        if self.script is not None:
+            self.script.unlink(missing_ok=True)
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGINT)

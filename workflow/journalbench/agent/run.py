@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import cgroups, disk
+from journalbench.agent import cgroups, devices, disk
 from journalbench.agent.arms import ARMS, arm_class
 from journalbench.agent.arms.base import Arm, Context
+from journalbench.agent.devices import calibrate, profile_for
 from journalbench.agent.sampler import (
     Sampler,
     ensure_tracefs,
@@ -122,14 +123,6 @@ def backing_model(device: disk.Device) -> str:
     return f"loop on {source or 'unknown'}"
 
 
-def prepare_device(host: dict[str, Any]) -> disk.Device:
-    if host["device"]["kind"] == "image":
-        return disk.attach_image(host)
-    device = disk.guard_disk(host["device"]["id"])
-    disk.wipe(device)
-    return device
-
-
 def measure(workloads: dict[str, Workload], arm: Arm, out: Path, sampler: Sampler,
             duration_s: int) -> None:
     """The measured phase: every tenant's workload starts together under the sampler."""
@@ -202,38 +195,49 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
                   arm: Arm) -> dict[str, Any]:
     root = arm.context.root
     left = leftovers(root) + cgroups.host_groups_present(host["name"])
+    left += devices.leftovers(root)
     if left:
         raise AgentError(f"host {host['name']} has residue of an earlier run ({left[0]}): "
                          f"run `journalbench teardown --host {host['name']}` first")
     backend = arm.context.backend
-    device = prepare_device(host)
+    profile = profile_for(host, spec, root)
+    device = profile.attach()
     bfq = disk.set_bfq(device, {**host["bfq"], **spec.get("bfq", {})})
-    fsync = disk.measure_fsync(device)
-    log.info("device %s fsync latency %.3f ms (mean)", device.path, fsync["mean"])
-    arm.prepare(device, spec["tenants"])
+    calibration = calibrate.check(host, profile, device, root / "mnt" / "calibrate")
+    fsync = calibration["probe"]["fdatasync_4k_ms"]
+    log.info("device %s fsync latency %.3f ms (mean), %s write+fdatasync/s", device.path,
+             fsync["mean"], fsync["per_s"])
     workloads = {t["name"]: workload_for(t["name"], t["workload"], spec["duration_s"])
                  for t in spec["tenants"]}
     # tracefs stays mounted afterwards, as most distributions mount it at boot: unmounting it
     # would pull it from under another agent of the same machine (tests run several).
     mounted_tracefs = ensure_tracefs()
-    arm.start()
     try:
-        for name, workload in workloads.items():
-            workload.prepare(arm.shell(name))
+        with profile.unmodelled():
+            arm.prepare(device, spec["tenants"])
+            arm.start()
+            for name, workload in workloads.items():
+                workload.prepare(arm.shell(name))
         arm.after_start()
         facts = host_facts(host, backend, device, bfq, fsync, tool_versions(arm, workloads))
         facts["tracefs_mounted_by_agent"] = mounted_tracefs
         facts["layout"] = arm.facts()
+        facts["device_profile"] = profile.facts()
+        facts["calibration"] = calibration
         setup_s = time.monotonic() - started
         sampler = Sampler(
             out / runfolder.SAMPLES, backend, device.name, device.devnum,
             {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
             {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"])
         log.info("setup took %.2f s; workloads start", setup_s)
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), profile.cpu_seconds()
         measure(workloads, arm, out, sampler, spec["duration_s"])
-        facts["timing"] = {"setup_s": round(setup_s, 3),
-                           "workload_s": round(time.monotonic() - t0, 3)}
+        workload_s = time.monotonic() - t0
+        facts["timing"] = {"setup_s": round(setup_s, 3), "workload_s": round(workload_s, 3)}
+        cpu1 = profile.cpu_seconds()
+        if cpu0 is not None and cpu1 is not None:
+            # the emulator must not be what limits the tenants: a share of one core
+            facts["device_profile"]["emulator_cpu_share"] = round((cpu1 - cpu0) / workload_s, 4)
         for name, workload in workloads.items():
             workload.finish(arm.shell(name), out)
         arm.before_stop()
@@ -270,6 +274,7 @@ def residue(host: dict[str, Any]) -> list[str]:
     found = [f"loop device {d} ({f})" for d, f in disk.loops_backed_by(root)]
     found += [f"mount {m}" for m in disk.mounts_under(root)]
     found += leftovers(root)
+    found += devices.leftovers(root)
     found += [f"cgroup {g}" for g in cgroups.host_groups_present(host["name"])]
     if trace_instance(host["name"]).exists():
         found.append(f"trace instance {trace_instance(host['name'])}")
@@ -283,8 +288,12 @@ def teardown(host: dict[str, Any]) -> None:
         ("trace instance", lambda: remove_trace_instance(host["name"])),
         *[(f"{cls.NAME} tenants", lambda cls=cls: cls.clean(host, root))
           for cls in arm_cleanups()],
-        ("mounts", lambda: disk.unmount_under(root)),
+        ("file systems", lambda: disk.unmount_under(root / "mnt")),
         ("loop devices", lambda: disk.detach_loops(root)),
+        # the device below the loop devices (an emulator's FUSE file) goes once they are gone
+        *[(f"{cls.NAME} device", lambda cls=cls: cls.clean(root))
+          for cls in devices.distinct_cleanups()],
+        ("other mounts", lambda: disk.unmount_under(root)),
         ("cgroups", lambda: cgroups.remove_host_groups(host["name"])),
     ]
     errors = []

@@ -94,7 +94,35 @@ def host_columns(folder: Path, arm: str) -> dict[str, Any]:
         "device_fsync_lat_p50_ms": float(need(host, "device_fsync_lat_ms.p50", path, number)),
         "device_fsync_lat_p99_ms": float(need(host, "device_fsync_lat_ms.p99", path, number)),
         "virt_accel": accel,
+        **device_columns(host, path),
     }
+
+
+def device_columns(host: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The device profile and its calibration. Runs made before profiles existed ran on the
+    device as the host had it, which is what `native` names; their calibration is null."""
+    profile = host.get("device_profile", {"profile": "native"})
+    calibration = host.get("calibration")
+    columns: dict[str, Any] = {
+        "device_profile": need(profile, "profile", path, str),
+        "emulator_cpu_share": profile.get("emulator_cpu_share"),
+        "ref_high_fsync_ms": None, "ref_high_fsync_per_s": None,
+        "device_write_fsync_per_s": None, "device_seq_write_mb_s": None,
+        "calibration_drift": None,
+    }
+    if calibration is not None:
+        number = (int, float)
+        columns.update(
+            ref_high_fsync_ms=float(need(calibration, "reference.high_fsync_ms", path, number)),
+            ref_high_fsync_per_s=float(
+                need(calibration, "reference.high_fsync_per_s", path, number)),
+            device_write_fsync_per_s=float(
+                need(calibration, "probe.write_fsync_per_s", path, number)),
+            device_seq_write_mb_s=float(need(calibration, "probe.seq_write_mb_s", path, number)),
+            calibration_drift=max((abs(v) for v in calibration.get("drift", {}).values()),
+                                  default=None),
+        )
+    return columns
 
 
 def workload_name(workload: dict[str, Any]) -> str:

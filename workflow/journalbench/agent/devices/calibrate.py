@@ -1,0 +1,128 @@
+"""What the test device costs, measured as the runs use it, and checked against a reference.
+
+- `probe` (every run, ~2 s): 4 KiB direct write + fdatasync on the raw device (the fdatasync's
+  own latency and the cycles per second) and 64 KiB direct sequential writes (MB/s).
+- `reference` (once per host, profile and model parameters; cached in <state_dir>/calibration/):
+  the probe, plus a high-fsync fio writer alone on its own ext4 (fsync latency, fsync/s, MB/s),
+  the thesis's own yardstick of a disk (~18 ms per fsync on its HDD).
+
+A profile may bound its reference's high-fsync latency (`ACCEPT_FSYNC_MS`, e.g. the thesis's
+regime for `hdd`) and the drift of a run's probe from its reference (`DRIFT_LIMIT`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from journalbench.agent import disk
+from journalbench.agent.devices.base import DeviceProfile
+from journalbench.agent.system import log, sh
+from journalbench.agent.workloads import fio
+from journalbench.errors import AgentError
+
+PROBE_S = 1
+DRIFTING = ("write_fsync_per_s", "seq_write_mb_s")  # what a run's probe is compared on
+
+
+def fio_json(*args: str, timeout: float) -> dict[str, Any]:
+    out = sh("fio", *args, "--output-format=json", timeout=timeout)
+    return json.loads(out[out.index("{"):])["jobs"][0]
+
+
+def seq_write_mb_s(device: disk.Device, seconds: int = PROBE_S) -> float:
+    """64 KiB direct sequential writes into the device's second 64 MiB (the fsync probe uses
+    the first MiB)."""
+    job = fio_json("--name=seq-probe", f"--filename={device.path}", "--rw=write", "--bs=64k",
+                   "--direct=1", "--offset=64m", "--size=64m", "--time_based",
+                   f"--runtime={seconds}", timeout=60 + seconds)
+    return job["write"]["bw_bytes"] / 1e6
+
+
+def probe(device: disk.Device) -> dict[str, Any]:
+    fsync = disk.measure_fsync(device, PROBE_S)
+    return {"fdatasync_4k_ms": fsync, "write_fsync_per_s": fsync["per_s"],
+            "seq_write_mb_s": round(seq_write_mb_s(device), 3)}
+
+
+def high_fsync_alone(device: disk.Device, mount: Path, profile: DeviceProfile
+                     ) -> dict[str, float]:
+    """The high-fsync preset alone on an ext4 of its own over the whole device."""
+    with profile.unmodelled():
+        disk.wipe(device)
+        disk.mkfs_ext4(device.path, "jb-calibrate")
+        disk.mount_ext4(device.path, mount)
+    try:
+        seconds = profile.REFERENCE_S
+        preset = {"tool": "fio", "preset": "high-fsync", "size_mb": 64}
+        with profile.unmodelled():
+            sh(*fio.layout_command(str(mount), preset), timeout=600)
+        argv = fio.run_command("calibrate", str(mount), preset, seconds)
+        job = fio_json(*[a for a in argv[1:] if not a.startswith("--output-format")],
+                       timeout=seconds + 120)
+    finally:
+        sh("umount", str(mount))
+        mount.rmdir()
+    sync = job["sync"]["lat_ns"]
+    if not sync.get("N"):
+        raise AgentError(f"{device.path}: the high-fsync calibration recorded no fsync")
+    return {"high_fsync_ms": round(sync["mean"] / 1e6, 3),
+            "high_fsync_per_s": round(sync["N"] / (job["job_runtime"] / 1000), 3),
+            "high_fsync_mb_s": round(job["write"]["bw_bytes"] / 1e6, 3),
+            "seconds": seconds}
+
+
+def reference_path(host: dict[str, Any], profile: DeviceProfile) -> Path:
+    key = json.dumps(profile.facts(), sort_keys=True) + json.dumps(host["device"], sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    return Path(host["state_dir"]) / "calibration" / f"{host['name']}-{profile.NAME}-{digest}.json"
+
+
+def reference(host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
+              mount: Path) -> dict[str, Any]:
+    """The cached reference of this host, profile and parameters, measured when missing."""
+    path = reference_path(host, profile)
+    if path.is_file():
+        return json.loads(path.read_text())
+    log.info("calibrating device profile %s (once per host and parameters)", profile.NAME)
+    measured = {**probe(device), **high_fsync_alone(device, mount, profile),
+                "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    accept = profile.ACCEPT_FSYNC_MS
+    if accept and not accept[0] <= measured["high_fsync_ms"] <= accept[1]:
+        raise AgentError(
+            f"device profile {profile.NAME}: a high-fsync writer alone waits "
+            f"{measured['high_fsync_ms']} ms per fsync, outside the {accept[0]}-{accept[1]} ms "
+            "this profile must give; check its parameters (host file device_profiles)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(measured, indent=1, sort_keys=True) + "\n")
+    tmp.rename(path)
+    return measured
+
+
+def drift(run: dict[str, Any], ref: dict[str, Any]) -> dict[str, float]:
+    """Relative difference of the run's probe from the reference, per compared figure."""
+    return {key: round(run[key] / ref[key] - 1, 4) for key in DRIFTING if ref.get(key)}
+
+
+def check(host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
+          mount: Path) -> dict[str, Any]:
+    """The calibration record of one run: its probe, the reference, and their drift."""
+    ref = reference(host, profile, device, mount)
+    run = probe(device)
+    moved = drift(run, ref)
+    record = {"probe": run, "reference": ref, "drift": moved,
+              "drift_limit": profile.DRIFT_LIMIT, "reference_file": str(
+                  reference_path(host, profile))}
+    limit = profile.DRIFT_LIMIT
+    if limit is not None:
+        for key, value in moved.items():
+            if abs(value) > limit:
+                raise AgentError(
+                    f"device profile {profile.NAME}: {key} is {run[key]}, {value:+.0%} from "
+                    f"its reference {ref[key]} ({record['reference_file']}); more than "
+                    f"{limit:.0%}: the device is not the one calibrated")
+    return record
