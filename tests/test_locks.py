@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -55,7 +56,11 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     yield tmp_path
     for pid, _ in locks.workflow_processes(tmp_path):
-        os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # it may end meanwhile
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10  # a killed process needs a moment to exit
+    while locks.workflow_processes(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not locks.workflow_processes(tmp_path)
 
 
