@@ -59,6 +59,7 @@ def test_host_defaults() -> None:
     assert properties["state_dir"]["default"] == hosts.DEFAULT_STATE_DIR
     assert properties["python"]["default"] == hosts.DEFAULT_PYTHON
     assert properties["bfq"]["default"] == hosts.DEFAULT_BFQ
+    assert properties["require_kvm"]["default"] == hosts.DEFAULT_REQUIRE_KVM
     image = next(b["then"]["properties"] for b in properties["device"]["allOf"]
                  if b["if"]["properties"]["kind"]["const"] == "image")
     assert image["size_gb"]["default"] == hosts.DEFAULT_IMAGE_GB

@@ -13,6 +13,7 @@ DEFAULT_STATE_DIR = "/var/lib/journalbench"
 DEFAULT_BFQ = {"strict_guarantees": 1}
 DEFAULT_PYTHON = "python3"
 DEFAULT_IMAGE_GB = 12
+DEFAULT_REQUIRE_KVM = False
 DEFAULT_SSH = {
     "port": 22,
     "user": "root",
@@ -50,6 +51,7 @@ def load_host(name_or_path: str) -> dict[str, Any]:
             )
     host.setdefault("python", DEFAULT_PYTHON)
     host.setdefault("state_dir", DEFAULT_STATE_DIR)
+    host.setdefault("require_kvm", DEFAULT_REQUIRE_KVM)
     host["bfq"] = {**DEFAULT_BFQ, **host.get("bfq", {})}
     if host["device"]["kind"] == "image":
         host["device"].setdefault("size_gb", DEFAULT_IMAGE_GB)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import cgroups, devices, disk
+from journalbench.agent import cgroups, devices, disk, provenance
 from journalbench.agent.arms import ARMS, arm_class
 from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.devices import calibrate, profile_for
@@ -101,9 +101,12 @@ def host_facts(host: dict[str, Any], backend: cgroups.Backend, device: disk.Devi
             "model": backing_model(device),
         },
         "device_fsync_lat_ms": fsync,
-        "tools": {**tools, "python": platform.python_version()},
+        "tools": {**tools, **provenance.tool_versions()},
         "virt_accel": None,
         "cpus": os.cpu_count(),
+        "machine": provenance.machine(),
+        "storage": provenance.storage(device.named, device.name),
+        "agent_source_sha256": provenance.agent_source_hash(),
     }
 
 
@@ -166,7 +169,7 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, 
                  spec["arm"], len(spec["tenants"]), spec["duration_s"])
         failure: BaseException | None = None
         teardown_s = 0.0
-        arm = cls(Context(host, disk.state_root(host), cgroups.detect()))
+        arm = cls(Context(host, disk.state_root(host), cgroups.detect(), out))
         try:
             facts = setup_and_run(spec, host, out, started, arm)
         except BaseException as error:
@@ -222,6 +225,9 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         facts = host_facts(host, backend, device, bfq, fsync, tool_versions(arm, workloads))
         facts["tracefs_mounted_by_agent"] = mounted_tracefs
         facts["layout"] = arm.facts()
+        facts["virt_accel"] = arm.virt_accel()
+        facts["file_systems"] = {volume: provenance.file_system(volume)
+                                 for volume in dict.fromkeys(t.volume for t in arm.tenants)}
         facts["device_profile"] = profile.facts()
         facts["calibration"] = calibration
         setup_s = time.monotonic() - started
@@ -230,9 +236,11 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
             {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
             {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"])
         log.info("setup took %.2f s; workloads start", setup_s)
-        t0, cpu0 = time.monotonic(), profile.cpu_seconds()
+        t0, cpu0, load0 = time.monotonic(), profile.cpu_seconds(), provenance.load()
         measure(workloads, arm, out, sampler, spec["duration_s"])
         workload_s = time.monotonic() - t0
+        # a busy or stolen CPU during the measured phase is part of what the numbers mean
+        facts["load_during_run"] = provenance.load_between(load0, provenance.load())
         facts["timing"] = {"setup_s": round(setup_s, 3), "workload_s": round(workload_s, 3)}
         cpu1 = profile.cpu_seconds()
         if cpu0 is not None and cpu1 is not None:
@@ -241,6 +249,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         for name, workload in workloads.items():
             workload.finish(arm.shell(name), out)
         arm.before_stop()
+        facts["layout"].update(arm.results())
     finally:
         stop_workloads(arm, workloads)
     return facts

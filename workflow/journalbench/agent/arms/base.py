@@ -39,6 +39,7 @@ class Context:
     host: dict[str, Any]
     root: Path  # the host's state folder: every mount, image and container lives below it
     backend: cgroups.Backend
+    out: Path  # the run folder, for files an arm adds (e.g. a guest's own report)
 
     @property
     def host_name(self) -> str:
@@ -71,6 +72,15 @@ class Arm:
 
     def before_stop(self) -> None:
         """After measuring, before the tenants stop."""
+
+    def results(self) -> dict[str, Any]:
+        """What the arm learnt during the run (after `before_stop`), added to host.json's
+        `layout`."""
+        return {}
+
+    def virt_accel(self) -> str | None:
+        """`kvm` or `tcg` for an arm whose tenants are VMs; None for containers."""
+        return None
 
     def stop(self) -> None:
         raise NotImplementedError

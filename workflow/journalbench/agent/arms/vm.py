@@ -12,7 +12,6 @@ whose command line names that folder is ours: teardown finds them that way after
 from __future__ import annotations
 
 import json
-import logging
 import os
 import platform
 import shutil
@@ -24,7 +23,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import journalbench
-from journalbench import runfolder
 from journalbench.agent import disk, guest_image
 from journalbench.agent.arms.base import Arm, TenantLayout
 from journalbench.agent.arms.lxc import cpu_for
@@ -178,16 +176,6 @@ def zombie(pid: int) -> bool:
         return True
 
 
-def run_folder() -> Path | None:
-    """The run folder, found through the run's log file (run.py gives arms no other way)."""
-    for handler in log.handlers:
-        if isinstance(handler, logging.FileHandler):
-            path = Path(handler.baseFilename)
-            if path.name == runfolder.RUN_LOG:
-                return path.parent
-    return None
-
-
 def summarize(report: Path) -> dict[str, Any]:
     busy = []
     if report.exists():
@@ -222,6 +210,7 @@ class VirtualMachine(Arm):
         self.boot_s: dict[str, float] = {}
         self.reports: dict[str, subprocess.Popen[bytes]] = {}
         self.accel, self.accel_why = "", ""
+        self.summaries: dict[str, dict[str, Any]] = {}
         self.layout: dict[str, Any] = {}
 
     @property
@@ -296,9 +285,8 @@ class VirtualMachine(Arm):
                                      f"not {want}")
 
     def after_start(self) -> None:
-        out = run_folder()
         for tenant in self.tenants:
-            path = (out or self.folder) / f"guest-{tenant.name}.jsonl"
+            path = self.context.out / f"guest-{tenant.name}.jsonl"
             err = self.folder / tenant.name / "report.stderr"
             with path.open("wb") as stdout, err.open("wb") as stderr:
                 self.reports[tenant.name] = self.spawn(
@@ -319,7 +307,7 @@ class VirtualMachine(Arm):
             time.sleep(0.05)
 
     def before_stop(self) -> None:
-        out = run_folder() or self.folder
+        out = self.context.out
         for tenant, proc in self.reports.items():
             proc.terminate()
             try:
@@ -332,7 +320,7 @@ class VirtualMachine(Arm):
                 err = (self.folder / tenant / "report.stderr").read_text(errors="replace")
                 raise AgentError(f"guest report of {tenant} is empty: "
                                  f"{err.strip().splitlines()[-1] if err.strip() else '?'}")
-            self.layout.setdefault("guests", {}).setdefault(tenant, {})["report"] = summary
+            self.summaries[tenant] = summary
             if summary["vcpu_saturated"]:
                 log.warning("vCPU of %s saturated %d of %d s: its I/O may be CPU-bound",
                             tenant, summary["seconds_saturated"], summary["seconds"])
@@ -370,7 +358,6 @@ class VirtualMachine(Arm):
 
     def facts(self) -> dict[str, Any]:
         self.layout = super().facts()
-        self.layout["virt_accel"] = self.accel
         self.layout["virt_accel_reason"] = self.accel_why
         self.layout["mount_options"] = f"{disk.MOUNT_OPTIONS} (inside each guest)"
         self.layout["guests"] = {
@@ -384,6 +371,14 @@ class VirtualMachine(Arm):
             for index, (tenant, proc) in enumerate(self.qemus.items())
         }
         return self.layout
+
+    def results(self) -> dict[str, Any]:
+        """Each guest's own report summary (vCPU busy, saturation), beside its other facts."""
+        return {"guests": {tenant: {**facts, "report": self.summaries.get(tenant)}
+                           for tenant, facts in self.layout.get("guests", {}).items()}}
+
+    def virt_accel(self) -> str | None:
+        return self.accel
 
     # -- clean-up by discovery ----------------------------------------------------------------
 
