@@ -10,10 +10,11 @@ from typing import Any
 import pandas as pd
 
 from journalbench import stats
+from journalbench.agent.arms import ARMS
 from journalbench.experiments import runs_for
 from journalbench.tidy import tidy
 
-ARM_ORDER = ["vm", "shared-journal", "per-container-journal", "journal-accounted"]
+ARM_ORDER = list(ARMS)  # the thesis's order
 BESIDE_ORDER = ["alone", "no-fsync", "low-fsync", "high-fsync"]
 # the thesis's four base fio workloads (Fig 3.5, 3.6) and their block sizes
 BASE_WORKLOADS = {"randread-16k": "16k", "randwrite-16k": "16k", "seqread-64k": "64k",

@@ -17,11 +17,16 @@ import pandas as pd
 from statsmodels.stats.weightstats import DescrStatsW, ttost_ind
 
 from journalbench import analysis, stats
+from journalbench.agent.arms import (
+    CONTAINER_ARMS,
+    JOURNAL_ACCOUNTED,
+    PER_CONTAINER_JOURNAL,
+    SHARED_JOURNAL,
+)
 
 ALPHA = 0.05
 SHARE_MARGIN = 0.10  # a split "holds" when the share is within target +- 0.10
 STABLE_RATIO = 1.20  # a throughput is "constant" when two conditions are within x1.2 of each other
-CONTAINER_ARMS = ("shared-journal", "per-container-journal", "journal-accounted")
 
 THESIS = {
     "C1": "one instance: containers beat the VM in all four fio base workloads (Fig 3.5)",
@@ -128,7 +133,7 @@ def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
 
 
 def c4(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    arm = "shared-journal"
+    arm = SHARED_JOURNAL
     pairs = analysis.io_size(runs[runs["arm"] == arm], experiments)
     return [Test("C4", f"{arm}: MB/s of the 30% 64 KiB writer vs the 70% 16 KiB writer",
                  "greater", pick(pairs, "throughput_mb_s", tenant="neighbour", bs="64k"),
@@ -141,7 +146,7 @@ def victim(rows: pd.DataFrame, column: str, arm: str, preset: str, beside: str) 
 
 
 def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    arm = "shared-journal"
+    arm = SHARED_JOURNAL
     rows = analysis.by_beside(runs, experiments, "C8")
     return [Test("C8", f"{arm}: high-fsync victim MB/s beside no-fsync vs beside high-fsync",
                  "greater", victim(rows, "throughput_mb_s", arm, "high-fsync", "no-fsync"),
@@ -149,7 +154,7 @@ def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
 
 
 def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    arm = "shared-journal"
+    arm = SHARED_JOURNAL
     rows = analysis.by_beside(runs, experiments, "C9")
     return [Test("C9", f"{arm}: high-fsync victim fsync latency beside high- vs no-fsync",
                  "greater", victim(rows, "fsync_lat_mean_ms", arm, "high-fsync", "high-fsync"),
@@ -157,7 +162,7 @@ def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
 
 
 def c10(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    arm = "shared-journal"
+    arm = SHARED_JOURNAL
     rows = analysis.by_beside(runs, experiments, "C10")
     return [
         Test("C10", f"{arm}: low-fsync 70% tenant's share beside no- vs high-fsync", "greater",
@@ -170,7 +175,7 @@ def c10(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
 
 
 def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    shared, per = "shared-journal", "per-container-journal"
+    shared, per = SHARED_JOURNAL, PER_CONTAINER_JOURNAL
     rows = analysis.sequential_writers(runs, experiments)
 
     def writer(arm: str, case: str, column: str = "throughput_mb_s") -> np.ndarray:
@@ -189,7 +194,7 @@ def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
 
 
 def c17(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    accounted, per = "journal-accounted", "per-container-journal"
+    accounted, per = JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL
     pairs = analysis.high_fsync_pair(runs, experiments)
 
     def tenant(arm: str, name: str, column: str) -> np.ndarray:
@@ -208,7 +213,7 @@ def c17(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
 
 
 def c18(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Test]:
-    arm = "journal-accounted"
+    arm = JOURNAL_ACCOUNTED
     rows = analysis.by_beside(runs, experiments, "C18")
     return [Test("C18", f"{arm}: high-fsync victim MB/s beside high- vs no-fsync", "equivalent",
                  victim(rows, "throughput_mb_s", arm, "high-fsync", "high-fsync"),

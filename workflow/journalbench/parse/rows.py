@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
+from journalbench.agent.arms import VM
 from journalbench.parse import ParseError, problem
 from journalbench.parse.fio import parse_fio, summarise
 from journalbench.parse.fsync import parse_fsync
@@ -79,9 +80,9 @@ def host_columns(folder: Path, arm: str) -> dict[str, Any]:
     if "virt_accel" not in host:
         raise problem(path, "no 'virt_accel' (null for containers, kvm/tcg for VMs)")
     accel = host["virt_accel"]
-    if arm == "vm" and accel not in VIRT_ACCEL:
+    if arm == VM and accel not in VIRT_ACCEL:
         raise problem(path, f"virt_accel is {accel!r} in a vm run (expected kvm or tcg)")
-    if arm != "vm" and accel is not None:
+    if arm != VM and accel is not None:
         raise problem(path, f"virt_accel is {accel!r} in a {arm} run (expected null)")
     number = (int, float)
     return {
