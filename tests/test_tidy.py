@@ -54,7 +54,7 @@ def journal_accounted(root: Path) -> Path:
 def vm_alone(root: Path) -> Path:
     return make_run(
         root, "vm", [tenant("a", 100, {"tool": "fio", "preset": "seqwrite-64k"})],
-        {"fio-a.json": "fio/two-jobs-normal-json.out"},
+        {"fio-a.json": "fio/two-jobs-normal-json.out", "guest-a.jsonl": "guest/guest-a.jsonl"},
         sample_lines({"a": [5 * MB, 5 * MB, 5 * MB]}, {"a": 100}, {"a": A}, []))
 
 

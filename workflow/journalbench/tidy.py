@@ -27,7 +27,7 @@ from journalbench import experiments, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser or a column changes: every cached run is then parsed again
-PARSER_VERSION = "3"
+PARSER_VERSION = "4"
 CACHE = "cache"
 
 RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -46,6 +46,8 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("disk_mb_s", "float64"),
     ("achieved_share", "float64"), ("own_share", "float64"), ("jbd2_share", "float64"),
     ("jbd2_charged_share", "float64"), ("shared_jbd2_share", "float64"),
+    ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
+    ("guest_disk_bytes", "int64"), ("guest_jbd2_bytes", "int64"),
     ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
     ("scheduler", "string"), ("device_kind", "string"),
     ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),

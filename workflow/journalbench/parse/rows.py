@@ -25,6 +25,7 @@ from journalbench.agent.arms import VM
 from journalbench.parse import ParseError, problem
 from journalbench.parse.fio import parse_fio, summarise
 from journalbench.parse.fsync import parse_fsync
+from journalbench.parse.guest import parse_guest
 from journalbench.parse.samples import Sample, parse_samples
 from journalbench.parse.sysbench import parse_sysbench
 from journalbench.parse.ycsb import failed_operations, parse_ycsb
@@ -191,6 +192,18 @@ def own_bytes_by_line(samples: list[Sample]) -> dict[int, int]:
     }
 
 
+def guest_columns(folder: Path, tenant: str, arm: str) -> dict[str, Any]:
+    """A VM tenant's own report (vCPU, its own disk and journal bytes); null for containers,
+    whose CPU and journal the host sees directly."""
+    if arm != VM:
+        return {"vcpu_busy_mean": None, "vcpu_saturated_share": None, "cpu_bound": None,
+                "guest_disk_bytes": None, "guest_jbd2_bytes": None}
+    report = parse_guest(folder / f"guest-{tenant}.jsonl", tenant)
+    return {"vcpu_busy_mean": report.vcpu_busy_mean,
+            "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
+            "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
+
+
 def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[str, dict]:
     """Whole-run bytes and shares per tenant (see the module docstring)."""
     own_by_line = own_bytes_by_line(samples)
@@ -288,6 +301,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             "beside": "+".join(others) if others else "alone",
             **tool_columns(folder, tenant["name"], workload),
             **shares[tenant["name"]],
+            **guest_columns(folder, tenant["name"], spec["arm"]),
             **host,
         })
     return runs, sample_rows(samples_path, ids, samples)

@@ -1,0 +1,58 @@
+"""The VM guest's own report (guest-<tenant>.jsonl), on real reports of the agent's guests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from journalbench.parse import ParseError
+from journalbench.parse.guest import SATURATED, parse_guest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "guest"
+
+
+def lines(name: str) -> list[dict]:
+    return [json.loads(line) for line in (FIXTURES / name).read_text().splitlines()]
+
+
+def test_real_report_sums_and_means() -> None:
+    rows = lines("guest-victim.jsonl")
+    report = parse_guest(FIXTURES / "guest-victim.jsonl", "victim")
+    assert report.seconds == len(rows)
+    assert report.vcpu_busy_mean == pytest.approx(sum(r["vcpu_busy"] for r in rows) / len(rows))
+    assert report.jbd2_bytes == sum(r["jbd2_write_bytes"] for r in rows) > 0
+    assert report.disk_bytes > report.jbd2_bytes
+    assert not report.cpu_bound
+
+
+def test_a_saturated_vcpu_marks_the_tenant_cpu_bound(tmp_path: Path) -> None:
+    rows = lines("guest-a.jsonl")
+    for row in rows:
+        row["vcpu_busy"] = SATURATED
+    path = tmp_path / "guest-a.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = parse_guest(path, "a")
+    assert report.saturated_share == 1 and report.cpu_bound
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r.update(vcpu_busy=1.5), "'vcpu_busy' missing or not a fraction"),
+    (lambda r: r.pop("jbd2_write_bytes"), "'jbd2_write_bytes' missing"),
+    (lambda r: r.update(tenant="b"), "'tenant' is 'b', not 'a'"),
+])
+def test_bad_lines_name_file_and_line(tmp_path: Path, edit, message: str) -> None:
+    rows = lines("guest-a.jsonl")
+    edit(rows[1])
+    path = tmp_path / "guest-a.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ParseError, match=f"{path}:2: {message}"):
+        parse_guest(path, "a")
+
+
+def test_truncated_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "guest-a.jsonl"
+    path.write_text((FIXTURES / "guest-a.jsonl").read_text()[:-20])
+    with pytest.raises(ParseError, match="not a JSON object"):
+        parse_guest(path, "a")

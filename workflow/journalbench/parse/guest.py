@@ -1,0 +1,68 @@
+"""A VM tenant's own per-second report, `guest-<tenant>.jsonl` (written inside the guest by
+journalbench.agent.guest_report): what the host cannot see of a guest, i.e. its vCPU's busy
+fraction, its own disk bytes and its own journal thread's bytes.
+
+The thesis compares VMs and containers; under TCG a guest can be CPU-bound where a container
+is I/O-bound, so a tenant whose vCPU was busy at or above SATURATED in at least half of the
+seconds is flagged `cpu_bound`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench.parse import problem, read_text
+
+SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O
+COUNTS = ("disk_read_bytes", "disk_write_bytes", "jbd2_write_bytes")
+
+
+@dataclass(frozen=True)
+class GuestReport:
+    seconds: int
+    vcpu_busy_mean: float
+    saturated_share: float  # share of seconds with the vCPU at or above SATURATED
+    disk_bytes: int
+    jbd2_bytes: int
+
+    @property
+    def cpu_bound(self) -> bool:
+        return self.saturated_share >= 0.5
+
+
+def check_line(row: Any, tenant: str) -> str | None:
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    if row.get("tenant") != tenant:
+        return f"'tenant' is {row.get('tenant')!r}, not {tenant!r}"
+    busy = row.get("vcpu_busy")
+    if isinstance(busy, bool) or not isinstance(busy, int | float) or not 0 <= busy <= 1:
+        return "'vcpu_busy' missing or not a fraction"
+    for key in COUNTS:
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"'{key}' missing or not a non-negative integer"
+    return None
+
+
+def parse_guest(path: Path | str, tenant: str) -> GuestReport:
+    path = Path(path)
+    rows = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise problem(path, f"not a JSON object ({error.msg})", number) from None
+        wrong = check_line(row, tenant)
+        if wrong:
+            raise problem(path, wrong, number)
+        rows.append(row)
+    busy = [r["vcpu_busy"] for r in rows]
+    return GuestReport(
+        seconds=len(rows), vcpu_busy_mean=sum(busy) / len(busy),
+        saturated_share=sum(b >= SATURATED for b in busy) / len(busy),
+        disk_bytes=sum(r["disk_read_bytes"] + r["disk_write_bytes"] for r in rows),
+        jbd2_bytes=sum(r["jbd2_write_bytes"] for r in rows))
