@@ -44,8 +44,15 @@ def host_label(runs: pd.DataFrame) -> str:
     """Which host(s) the numbers come from, with each device's measured fsync latency."""
     parts = []
     for host, group in runs.groupby("host"):
-        parts.append(f"host {host} ({group['kernel'].iloc[0]}, {group['device_kind'].iloc[0]}, "
-                     f"device fsync {group['device_fsync_lat_ms'].median():.2f} ms)")
+        profiles = "+".join(sorted(set(group["device_profile"].dropna())))
+        label = (f"host {host} ({group['kernel'].iloc[0]}, {group['device_kind'].iloc[0]} "
+                 f"{profiles}, device fsync {group['device_fsync_lat_ms'].median():.2f} ms")
+        accel = sorted(set(group["virt_accel"].dropna()))
+        if accel:  # a VM under TCG emulates its CPU: its numbers are not a KVM guest's
+            label += f", vm under {'+'.join(a.upper() for a in accel)}"
+            bound = int(group["cpu_bound"].fillna(0).sum())
+            label += f" ({bound} CPU-bound vm tenant-runs)" if bound else ""
+        parts.append(label + ")")
     return "; ".join(parts)
 
 
