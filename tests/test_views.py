@@ -12,7 +12,7 @@ from conftest import REPO
 from journalbench import analysis, tidy
 from journalbench.agent.workloads.fio import PRESETS, job
 from journalbench.campaign import CAMPAIGN_DIR, expand, load_campaign
-from journalbench.experiments import experiment_rows
+from journalbench.experiments import experiment_rows, runs_for
 from journalbench.runfolder import run_id
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
@@ -94,3 +94,13 @@ def test_base_workloads_follow_the_fio_presets() -> None:
         assert PRESETS[preset] == PRESETS[same]
     for name, bs in analysis.BASE_WORKLOADS.items():
         assert PRESETS[name]["bs"] == bs
+
+
+def test_no_experiments_select_no_runs() -> None:
+    """A campaign whose file tidy did not find has an empty experiments table: no claim runs,
+    and no crash (an empty list must not select columns)."""
+    runs = pd.DataFrame({"campaign": ["c"], "run_id": ["x"]})
+    none = pd.DataFrame({"campaign": pd.Series([], dtype=str), "run_id": pd.Series([], dtype=str),
+                         "experiment": pd.Series([], dtype=str),
+                         "claims": pd.Series([], dtype=object)})
+    assert runs_for(runs, none, claim="C8").empty

@@ -75,7 +75,8 @@ def runs_for(runs: pd.DataFrame, experiments: pd.DataFrame, *, claim: str | None
     whose file tidy did not find) tests no claim."""
     chosen = experiments
     if claim is not None:
-        chosen = chosen[[has_claim(c, claim) for c in chosen["claims"]]]
+        # .loc: a plain [] with an empty list would select columns, not rows
+        chosen = chosen.loc[[has_claim(c, claim) for c in chosen["claims"]]]
     if experiment is not None:
         chosen = chosen[chosen["experiment"] == experiment]
     keys = set(zip(chosen["campaign"], chosen["run_id"], strict=True))

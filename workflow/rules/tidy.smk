@@ -21,4 +21,4 @@ rule tidy:
         ENV
     shell:
         "{params.jb} tidy data/raw/{wildcards.campaign} --out data/processed/{wildcards.campaign} "
-        "2>&1 | tee {log}"
+        "--campaign {input.campaign} 2>&1 | tee {log}"
