@@ -13,7 +13,6 @@ from pathlib import Path
 
 from journalbench import __version__
 from journalbench.agent import commands
-from journalbench.errors import AgentError, ConfigError
 from journalbench.hosts import load_host
 from journalbench.schemas import load_validated
 
@@ -51,16 +50,7 @@ def cmd_teardown(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        return args.func(args)
-    except (ConfigError, AgentError) as error:
-        print(f"journalbench: error: {error}", file=sys.stderr)
-        return 2
+    return commands.main(build_parser(), argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench.agent.run import execute, host_lock, residue, teardown
-from journalbench.errors import AgentError
+from journalbench.errors import AgentError, ConfigError
 
 
 def add_run_parser(subparsers: argparse._SubParsersAction, host_help: str,
@@ -80,3 +80,17 @@ def teardown_host(host: dict[str, Any]) -> int:
         teardown(host)
     print(f"teardown of host {host['name']}: removed {len(before)} item(s); nothing left")
     return 0
+
+
+def main(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
+    """Parse and run a subcommand; an error the user can act on is one line and exit 2. The
+    controller's command line and the agent bundle's both end here."""
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except (ConfigError, AgentError) as error:
+        print(f"journalbench: error: {error}", file=sys.stderr)
+        return 2

@@ -15,7 +15,7 @@ from typing import Any
 
 from journalbench import __version__
 from journalbench.agent import commands
-from journalbench.errors import AgentError, ConfigError
+from journalbench.errors import ConfigError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,16 +52,7 @@ def cmd_teardown(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        return args.func(args)
-    except (ConfigError, AgentError) as error:
-        print(f"journalbench: error: {error}", file=sys.stderr)
-        return 2
+    return commands.main(build_parser(), argv)
 
 
 if __name__ == "__main__":

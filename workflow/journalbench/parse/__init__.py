@@ -10,8 +10,10 @@ Stdlib only, so the agent bundle can check its own outputs on the test host.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from journalbench.errors import ConfigError
 
@@ -41,6 +43,22 @@ def read_text(path: Path | str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise problem(path, f"not UTF-8 text (byte {error.start})") from None
+
+
+def json_lines(path: Path, check: Callable[[Any], str | None]) -> list[dict[str, Any]]:
+    """Every line of a JSON-lines file, each passed through `check` (which says what is wrong
+    with a decoded line, or None); ParseError naming the file and line of the first bad one."""
+    rows = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise problem(path, f"not a JSON object ({error.msg})", number) from None
+        wrong = check(row)
+        if wrong:
+            raise problem(path, wrong, number)
+        rows.append(row)
+    return rows
 
 
 def percentile_of_counts(counts: Iterable[tuple[float, int]], percent: float) -> float:

@@ -9,12 +9,11 @@ seconds is flagged `cpu_bound`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench.parse import problem, read_text
+from journalbench.parse import json_lines
 
 SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O
 COUNTS = ("disk_read_bytes", "disk_write_bytes", "jbd2_write_bytes")
@@ -49,17 +48,7 @@ def check_line(row: Any, tenant: str) -> str | None:
 
 
 def parse_guest(path: Path | str, tenant: str) -> GuestReport:
-    path = Path(path)
-    rows = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise problem(path, f"not a JSON object ({error.msg})", number) from None
-        wrong = check_line(row, tenant)
-        if wrong:
-            raise problem(path, wrong, number)
-        rows.append(row)
+    rows = json_lines(Path(path), lambda row: check_line(row, tenant))
     busy = [r["vcpu_busy"] for r in rows]
     return GuestReport(
         seconds=len(rows), vcpu_busy_mean=sum(busy) / len(busy),

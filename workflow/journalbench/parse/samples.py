@@ -6,12 +6,11 @@ counter where a delta belongs or a missing field stops the run with the file and
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench.parse import problem, read_text
+from journalbench.parse import json_lines
 
 KINDS = ("tenant", "jbd2", "device")
 COUNTS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
@@ -80,16 +79,8 @@ def check_line(row: Any) -> str | None:
 
 def parse_samples(path: Path | str) -> list[Sample]:
     """Every line of io-samples.jsonl; ParseError naming the file and line of the first bad one."""
-    path = Path(path)
     samples = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise problem(path, f"not a JSON object ({error.msg})", number) from None
-        wrong = check_line(row)
-        if wrong:
-            raise problem(path, wrong, number)
+    for row in json_lines(Path(path), check_line):
         kind = row["kind"]
         samples.append(Sample(
             t=float(row["t"]), dt=float(row["dt"]), kind=kind, source=row["source"],
