@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,6 +67,29 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
     if Path(f"/sys/kernel/tracing/instances/journalbench-{host_name}").exists():
         found.append("trace instance")
     return found
+
+
+def start_run(spec: dict[str, Any], host: dict[str, Any], out: Path) -> subprocess.Popen:
+    """`journalbench run` of spec (written beside out) on a test host, as a user runs it."""
+    spec_file = out.parent / f"{out.name}.json"
+    spec_file.write_text(json.dumps(spec))
+    return subprocess.Popen(
+        [str(VENV_BIN / "journalbench"), "run", str(spec_file), "--host", str(host["file"]),
+         "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stop_workflow_processes(directory: Path) -> None:
+    """Kill every Snakemake, journalbench or papermill process working in directory, and
+    check that none is left."""
+    from journalbench import locks
+
+    for pid, _ in locks.workflow_processes(directory):
+        with contextlib.suppress(ProcessLookupError):  # it may end meanwhile
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10  # a killed process needs a moment to exit
+    while locks.workflow_processes(directory) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not locks.workflow_processes(directory)
 
 
 @pytest.fixture

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from conftest import VENV_BIN, system_residue
+from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -25,14 +24,6 @@ def spec(arm: str, *tenants: tuple[str, int, str], duration: int = 4) -> dict[st
         "tenants": [{"name": n, "weight": w, "workload": {"tool": "fio", "preset": p}}
                     for n, w, p in tenants],
     }
-
-
-def start_run(spec_data: dict[str, Any], host: dict[str, Any], out: Path) -> subprocess.Popen:
-    spec_file = out.parent / f"{out.name}.yaml"
-    spec_file.write_text(yaml.safe_dump(spec_data))
-    return subprocess.Popen(
-        [str(VENV_BIN / "journalbench"), "run", str(spec_file), "--host", str(host["file"]),
-         "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def run(spec_data: dict[str, Any], host: dict[str, Any], out: Path) -> Path:

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from conftest import VENV_BIN, system_residue
+from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -41,14 +40,6 @@ def teardown(host: dict[str, Any]) -> subprocess.CompletedProcess:
                            str(host["file"])], capture_output=True, text=True, timeout=120)
 
 
-def start(spec: dict[str, Any], host: dict[str, Any], out: Path) -> subprocess.Popen:
-    spec_file = out.parent / f"{out.name}.yaml"
-    spec_file.write_text(yaml.safe_dump(spec))
-    return subprocess.Popen([str(VENV_BIN / "journalbench"), "run", str(spec_file), "--host",
-                             str(host["file"]), "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
 def pair(arm: str, device: str | None = None, duration: int = 6) -> dict[str, Any]:
     spec: dict[str, Any] = {"arm": arm, "duration_s": duration, "repetition": 1, "tenants": [
         {"name": n, "weight": w, "workload": {"tool": "fio", "preset": "high-fsync",
@@ -65,7 +56,7 @@ def fio_sync(out: Path, tenant: str) -> dict[str, Any]:
 
 def test_hdd_pair_is_calibrated_and_slows_the_victim(hdd_host, tmp_path):
     out = tmp_path / "run"
-    proc = start(pair("shared-journal"), hdd_host, out)
+    proc = start_run(pair("shared-journal"), hdd_host, out)
     _, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 0, stderr
     assert runfolder.is_complete(out)
@@ -86,7 +77,7 @@ def test_hdd_pair_is_calibrated_and_slows_the_victim(hdd_host, tmp_path):
 
 def test_kill_9_of_an_hdd_run_then_teardown_leaves_nothing(hdd_host, tmp_path):
     out = tmp_path / "killed"
-    proc = start(pair("per-container-journal", duration=60), hdd_host, out)
+    proc = start_run(pair("per-container-journal", duration=60), hdd_host, out)
     log = out / runfolder.RUN_LOG
     deadline = time.monotonic() + 300
     while not (log.exists() and "workloads start" in log.read_text()):
@@ -116,7 +107,7 @@ def test_a_drifted_device_fails_the_run(hdd_host, tmp_path):
     path.write_text(json.dumps({"write_fsync_per_s": 1e6, "seq_write_mb_s": 1e6,
                                 "high_fsync_ms": 20.0, "high_fsync_per_s": 14.0}))
     try:
-        proc = start(pair("shared-journal", device="hdd-wcache", duration=2), hdd_host,
+        proc = start_run(pair("shared-journal", device="hdd-wcache", duration=2), hdd_host,
                      tmp_path / "drifted")
         _, stderr = proc.communicate(timeout=300)
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN
+from conftest import VENV_BIN, stop_workflow_processes
 from journalbench import locks
 
 # Its one job holds the lock until the file `hold` is gone.
@@ -55,13 +54,7 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
     """A one-rule workflow; every Snakemake started in it is gone after the test."""
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     yield tmp_path
-    for pid, _ in locks.workflow_processes(tmp_path):
-        with contextlib.suppress(ProcessLookupError):  # it may end meanwhile
-            os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10  # a killed process needs a moment to exit
-    while locks.workflow_processes(tmp_path) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not locks.workflow_processes(tmp_path)
+    stop_workflow_processes(tmp_path)
 
 
 def wait_for_lock(workdir: Path, process: subprocess.Popen[str]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, system_residue
+from conftest import VENV_BIN, stop_workflow_processes, system_residue
 from journalbench import campaign, locks, runfolder
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -32,13 +32,7 @@ def workdir(repo: Path, tmp_path: Path) -> Iterator[Path]:
     for name in ("Snakefile", "workflow", "notebooks", "profiles"):
         (work / name).symlink_to(repo / name)
     yield work
-    for pid, _ in locks.workflow_processes(work):
-        with contextlib.suppress(ProcessLookupError):  # it may end meanwhile
-            os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 10  # a killed process needs a moment to exit
-    while locks.workflow_processes(work) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not locks.workflow_processes(work)
+    stop_workflow_processes(work)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import VENV_BIN, system_residue
+from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
 from journalbench.agent import guest_image
 from journalbench.agent.arms.vm import summarize
@@ -30,14 +30,6 @@ def spec(*tenants: tuple[str, int, str], duration: int = 5, **fio: Any) -> dict[
                      "workload": {"tool": "fio", "preset": p, "size_mb": 32, **fio}}
                     for n, w, p in tenants],
     }
-
-
-def start_run(spec_data: dict[str, Any], host: dict[str, Any], out: Path) -> subprocess.Popen:
-    spec_file = out.parent / f"{out.name}.json"
-    spec_file.write_text(json.dumps(spec_data))
-    return subprocess.Popen(
-        [str(VENV_BIN / "journalbench"), "run", str(spec_file), "--host", str(host["file"]),
-         "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def qemus(host: dict[str, Any]) -> dict[int, str]:

@@ -37,7 +37,6 @@ def machine() -> dict[str, Any]:
         "cpu_model": first_line("/proc/cpuinfo", "model name"),
         "ram_bytes": int(meminfo.split()[0]) * 1024 if meminfo else None,
         "virtualized": virtualization(),
-        "kernel": platform.release(),
     }
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import cgroups, devices, disk, provenance
+from journalbench.agent import cgroups, cleanup, devices, disk, provenance
 from journalbench.agent.arms import ARMS, arm_class
 from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.devices import calibrate, profile_for
@@ -198,7 +198,6 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
                   arm: Arm) -> dict[str, Any]:
     root = arm.context.root
     left = leftovers(root) + cgroups.host_groups_present(host["name"])
-    left += devices.leftovers(root)
     if left:
         raise AgentError(f"host {host['name']} has residue of an earlier run ({left[0]}): "
                          f"run `journalbench teardown --host {host['name']}` first")
@@ -264,17 +263,10 @@ def stop_workloads(arm: Arm, workloads: dict[str, Workload]) -> None:
             log.error("stopping the workload of %s failed: %s", name, error)
 
 
-def arm_cleanups() -> list[type[Arm]]:
-    """One arm class per distinct clean-up (the container arms share theirs), in list order."""
-    seen: dict[object, type[Arm]] = {}
-    for cls in ARMS.values():
-        seen.setdefault(cls.clean.__func__, cls)  # type: ignore[attr-defined]
-    return list(seen.values())
-
-
 def leftovers(root: Path) -> list[str]:
-    """What the arms' tenants left (containers, guests), found by discovery."""
-    return list(dict.fromkeys(item for cls in arm_cleanups() for item in cls.leftovers(root)))
+    """What the arms' tenants (containers, guests) and the device profiles (an emulator's
+    daemons and FUSE mount) left, found by discovery."""
+    return cleanup.leftovers([*ARMS.values(), *devices.PROFILES.values()], root)
 
 
 def residue(host: dict[str, Any]) -> list[str]:
@@ -283,7 +275,6 @@ def residue(host: dict[str, Any]) -> list[str]:
     found = [f"loop device {d} ({f})" for d, f in disk.loops_backed_by(root)]
     found += [f"mount {m}" for m in disk.mounts_under(root)]
     found += leftovers(root)
-    found += devices.leftovers(root)
     found += [f"cgroup {g}" for g in cgroups.host_groups_present(host["name"])]
     if trace_instance(host["name"]).exists():
         found.append(f"trace instance {trace_instance(host['name'])}")
@@ -296,12 +287,12 @@ def teardown(host: dict[str, Any]) -> None:
     steps = [
         ("trace instance", lambda: remove_trace_instance(host["name"])),
         *[(f"{cls.NAME} tenants", lambda cls=cls: cls.clean(host, root))
-          for cls in arm_cleanups()],
+          for cls in cleanup.distinct(ARMS.values())],
         ("file systems", lambda: disk.unmount_under(root / "mnt")),
         ("loop devices", lambda: disk.detach_loops(root)),
         # the device below the loop devices (an emulator's FUSE file) goes once they are gone
         *[(f"{cls.NAME} device", lambda cls=cls: cls.clean(root))
-          for cls in devices.distinct_cleanups()],
+          for cls in cleanup.distinct(devices.PROFILES.values())],
         ("other mounts", lambda: disk.unmount_under(root)),
         ("cgroups", lambda: cgroups.remove_host_groups(host["name"])),
     ]

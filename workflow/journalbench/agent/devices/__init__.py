@@ -27,14 +27,3 @@ def profile_for(host: dict[str, Any], spec: dict[str, Any], root: Path) -> Devic
                          f"{', '.join(PROFILES)}") from None
     return cls(host, root, dict(host.get("device_profiles", {}).get(name, {})))
 
-
-def distinct_cleanups() -> list[type[DeviceProfile]]:
-    """One profile class per distinct clean-up (the hdd models share theirs)."""
-    seen: dict[object, type[DeviceProfile]] = {}
-    for cls in PROFILES.values():
-        seen.setdefault(cls.clean.__func__, cls)  # type: ignore[attr-defined]
-    return list(seen.values())
-
-
-def leftovers(root: Path) -> list[str]:
-    return list(dict.fromkeys(i for cls in distinct_cleanups() for i in cls.leftovers(root)))
