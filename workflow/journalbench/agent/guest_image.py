@@ -71,6 +71,11 @@ def run(*argv: str, cwd: Path | None = None) -> str:
 def kernel_package() -> str:
     """The versioned kernel package the metapackage linux-image-<arch> points at."""
     meta = f"linux-image-{debian_arch()}"
+    policy = run("apt-cache", "policy", meta)
+    if "Candidate:" not in policy or "Candidate: (none)" in policy:
+        # a fresh machine may have no package lists yet (make's system-deps only updates them
+        # when it installs something)
+        run("apt-get", "update", "-qq")
     for line in run("apt-cache", "depends", meta).splitlines():
         name = line.split(":", 1)[-1].strip()
         if line.strip().startswith("Depends:") and name.startswith("linux-image-"):
