@@ -1,0 +1,106 @@
+"""How many sysbench threads saturate this host's device: the thesis raised its clients "until
+I/O saturates". Once per host, device profile and table set (cached beside the device's
+calibration in <state_dir>/calibration/): one server alone on an ext4 over the whole test
+device, server and client pinned to one core as a tenant is, sysbench oltp_insert at 1, 2, 4,
+8, ... threads for STEP_S each, until a doubling gains less than GAIN in transactions/s; the
+count chosen is the last one that still gained (more threads only queue)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from journalbench.agent import disk
+from journalbench.agent.system import log, sh
+from journalbench.agent.workloads.mariadb_server import (
+    DATA_NAME,
+    LocalShell,
+    Server,
+    cache_key,
+    prepared_datadir,
+    sysbench_argv,
+)
+from journalbench.errors import AgentError
+
+STEP_S = 5
+GAIN = 0.05
+MAX_THREADS = 64
+
+
+def choose(steps: list[tuple[int, float]]) -> int:
+    """The thread count after which doubling gained less than GAIN (or the last one tried)."""
+    chosen = steps[0][0]
+    for (_, before), (threads, tps) in zip(steps, steps[1:], strict=False):
+        if tps < before * (1 + GAIN):
+            break
+        chosen = threads
+    return chosen
+
+
+def path_for(host: dict[str, Any], profile: Any, key: dict[str, Any]) -> Path:
+    text = json.dumps([profile.facts(), host["device"], key, STEP_S, GAIN], sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return (Path(host["state_dir"]) / "calibration"
+            / f"{host['name']}-{profile.NAME}-mariadb-threads-{digest}.json")
+
+
+def threads(host: dict[str, Any], profile: Any, device: disk.Device, mount: Path,
+            tables: int, table_size: int) -> dict[str, Any]:
+    """The cached calibration of this host, profile and tables; measured when missing."""
+    path = path_for(host, profile, cache_key(tables, table_size))
+    if path.is_file():
+        return {**json.loads(path.read_text()), "file": str(path)}
+    tarball, _ = prepared_datadir(Path(host["state_dir"]), disk.state_root(host), tables,
+                                  table_size)
+    log.info("calibrating sysbench threads on profile %s (once per host and tables)",
+             profile.NAME)
+    with profile.unmodelled():
+        disk.wipe(device)
+        disk.mkfs_ext4(device.path, "jb-calibrate")
+        disk.mount_ext4(device.path, mount)
+        sh("tar", "-xf", str(tarball), "-C", str(mount), timeout=1800)
+    try:
+        steps = measure(mount, tables, table_size)
+    finally:
+        sh("umount", str(mount))
+        mount.rmdir()
+    record = {"threads": choose(steps), "steps": [{"threads": n, "tps": tps} for n, tps in steps],
+              "step_s": STEP_S, "gain": GAIN, "tables": tables, "table_size": table_size,
+              "profile": profile.NAME,
+              "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    tmp.rename(path)
+    log.info("sysbench threads: %d (%s)", record["threads"], record["steps"])
+    return {**record, "file": str(path)}
+
+
+def measure(mount: Path, tables: int, table_size: int) -> list[tuple[int, float]]:
+    from journalbench.parse import ParseError
+    from journalbench.parse.sysbench import parse_sysbench
+
+    shell = LocalShell()
+    server = Server(shell, "host (thread calibration)", str(mount / DATA_NAME), str(mount),
+                    mount / "mariadbd.log")
+    steps: list[tuple[int, float]] = []
+    try:
+        server.start()
+        count = 1
+        while count <= MAX_THREADS:
+            report = mount / f"sysbench-{count}.log"
+            report.write_text(shell.run(sysbench_argv(str(mount), tables, table_size, "run",
+                                                      count, STEP_S), timeout=STEP_S + 120))
+            try:
+                steps.append((count, parse_sysbench(report).tps))
+            except ParseError as error:
+                raise AgentError(f"thread calibration: {error}") from None
+            if choose(steps) != count:
+                break
+            count *= 2
+    finally:
+        server.kill()
+    return steps
