@@ -13,14 +13,16 @@ STAMP  := $(VENV)/.journalbench-installed
 # plus what only the tests use (sshd on loopback and in a network namespace).
 AGENT_PACKAGES := $(shell PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.packages)
 TEST_PACKAGES  := openssh-server iproute2 procps
-APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES)
+# What builds the YCSB binding (the agent hosts only need the JRE, a workload tool).
+BUILD_PACKAGES := maven default-jdk-headless
+APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES) $(BUILD_PACKAGES)
 
-.PHONY: reproduce test venv system-deps guest lint clean-venv
+.PHONY: reproduce test venv system-deps guest ycsb lint clean-venv
 
 reproduce: venv
 	$(BIN)/snakemake --cores 1
 
-test: venv system-deps guest
+test: venv system-deps guest ycsb
 	$(BIN)/ruff check .
 	$(BIN)/pytest tests notebooks --nbval-lax
 
@@ -49,6 +51,25 @@ system-deps:
 guest: system-deps
 	@if [ "$$(id -u)" = 0 ]; then PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.guest_image; \
 	else echo "guest: not root, skipping the VM guest kernel (VM tests will be skipped)"; fi
+
+# Our YCSB Redis binding (workflow/ycsb-redis): Maven builds it and runs its own unit tests
+# (against a real redis-server), then its jar and YCSB 0.17.0's runtime jars go to
+# journalbench/agent/workloads/ycsb/, where the agent (and its bundle) takes them from.
+# Rebuilt only when a source changed; offline once Maven's local repository holds the
+# dependencies (~/.m2).
+YCSB_SRC     := workflow/ycsb-redis
+YCSB_JARS    := workflow/journalbench/agent/workloads/ycsb
+YCSB_STAMP   := $(YCSB_JARS)/.built
+YCSB_SOURCES := $(YCSB_SRC)/pom.xml $(shell find $(YCSB_SRC)/src -type f 2>/dev/null)
+
+ycsb: $(YCSB_STAMP)
+
+$(YCSB_STAMP): $(YCSB_SOURCES) | system-deps
+	@command -v mvn >/dev/null || { echo "ycsb: mvn not found (Debian package maven; run make as root once)"; exit 1; }
+	cd $(YCSB_SRC) && mvn -B -q -Dbinding.source.sha256=$$(find pom.xml src -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64) clean package
+	rm -rf $(YCSB_JARS) && mkdir -p $(YCSB_JARS)
+	cp $(YCSB_SRC)/target/ycsb-redis-*.jar $(YCSB_SRC)/target/lib/*.jar $(YCSB_JARS)/
+	touch $@
 
 lint: venv
 	$(BIN)/ruff check .

@@ -202,7 +202,10 @@ def test_samples_table(raw: Path, tmp_path: Path) -> None:
     assert run.loc[(1.0, "loop7"), "device_share"] == 1
     assert pd.isna(run.loc[(1.0, "loop7"), "own_bytes"])
     assert run.loc[(2.0, "b"), "mb_s"] == pytest.approx(3.0)
-    assert set(samples.kind) == {"tenant", "jbd2", "device"}
+    assert set(samples.kind) == {"tenant", "jbd2", "device", "ops"}
+    ops = samples[samples.kind == "ops"]  # YCSB's status lines: the databases run's kv tenant
+    assert set(ops.tenant) == {"kv"} and ops.bytes.isna().all()
+    assert ops.ops.sum() == 3000 - 52  # between the first status line (52 done) and the last
 
 
 def test_incomplete_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,

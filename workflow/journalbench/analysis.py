@@ -187,7 +187,7 @@ def shares_over_time(samples: pd.DataFrame, run_id: str) -> pd.DataFrame:
     device's bytes in that second (the thesis's disk-share-over-time plots)."""
     run = samples[samples["run_id"] == run_id]
     device = run[run["kind"] == "device"].set_index("t")["bytes"]
-    parts = run[run["kind"] != "device"].copy()
+    parts = run[run["kind"].isin(("tenant", "jbd2"))].copy()  # not ops (YCSB's per second)
     parts["bytes_shown"] = parts["own_bytes"].where(parts["kind"] == "tenant", parts["bytes"])
     parts["share"] = parts["bytes_shown"] / parts["t"].map(device)
     parts["label"] = [s if k == "tenant" else f"{s} ({'shared' if pd.isna(t) else t})"

@@ -27,7 +27,7 @@ from journalbench import experiments, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser or a column changes: every cached run is then parsed again
-PARSER_VERSION = "4"
+PARSER_VERSION = "5"
 CACHE = "cache"
 
 RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -39,6 +39,8 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("tool_version", "string"), ("tool_runtime_s", "float64"),
     ("throughput_mb_s", "float64"), ("iops", "float64"), ("ops_s", "float64"),
     ("failed_ops", "int64"),
+    ("op_lat_mean_ms", "float64"), ("op_lat_p95_ms", "float64"), ("op_lat_p99_ms", "float64"),
+    ("aof_bytes", "int64"), ("aof_bytes_loaded", "int64"), ("load_s", "float64"),
     ("fsync_source", "string"), ("fsync_count", "int64"), ("fsync_per_s", "float64"),
     ("fsync_lat_mean_ms", "float64"), ("fsync_lat_p50_ms", "float64"),
     ("fsync_lat_p99_ms", "float64"),
@@ -63,6 +65,7 @@ SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("tenant", "string"), ("cgroup", "string"),
     ("read_bytes", "int64"), ("write_bytes", "int64"), ("bytes", "int64"), ("ios", "int64"),
     ("own_bytes", "int64"), ("mb_s", "float64"), ("device_share", "float64"),
+    ("ops", "int64"),
 )
 SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("folder", "string"), ("status", "string"), ("reason", "string"),

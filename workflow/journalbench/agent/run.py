@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
+from journalbench import runfolder, window
 from journalbench.agent import cgroups, cleanup, devices, disk, provenance
 from journalbench.agent.arms import ARMS, arm_class
 from journalbench.agent.arms.base import Arm, Context
@@ -32,7 +32,7 @@ from journalbench.agent.sampler import (
     trace_instance,
 )
 from journalbench.agent.system import log, read, sh
-from journalbench.agent.workloads import workload_for
+from journalbench.agent.workloads import WORKLOADS, workload_for
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 
@@ -127,33 +127,41 @@ def backing_model(device: disk.Device) -> str:
 
 
 def measure(workloads: dict[str, Workload], arm: Arm, out: Path, sampler: Sampler,
-            duration_s: int) -> None:
-    """The measured phase: every tenant's workload starts together under the sampler."""
+            duration_s: int) -> float:
+    """The measured phase (`duration_s` includes any warm-up): every tenant's workload starts
+    together under the sampler, which starts after the probes have attached so that its clock
+    (io-samples.jsonl's `t`) starts with the workloads. Returns when the last workload had
+    started, on that clock: the measurement window is reckoned from there."""
     procs: list[Process] = []
     probes = [probe for w in workloads.values() for probe in w.probes()]
-    sampler.start()
+    started = 0.0
     try:
         for probe in probes:
             probe.start()
-        for name, workload in workloads.items():
-            procs += workload.start(arm.shell(name), out)
-        deadline = time.monotonic() + duration_s + 120
-        for proc in procs:
-            try:
-                code = proc.popen.wait(timeout=max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                raise AgentError(f"{proc.what} still running {duration_s + 120} s after "
-                                 "the start") from None
-            proc.close()
-            proc.check(code)
+        sampler.start()
+        try:
+            for name, workload in workloads.items():
+                procs += workload.start(arm.shell(name), out)
+            started = time.monotonic() - sampler.start_time
+            deadline = time.monotonic() + duration_s + 120
+            for proc in procs:
+                try:
+                    code = proc.popen.wait(timeout=max(1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    raise AgentError(f"{proc.what} still running {duration_s + 120} s after "
+                                     "the start") from None
+                proc.close()
+                proc.check(code)
+        finally:
+            for proc in procs:
+                proc.kill()
+            sampler.stop()
     finally:
-        for proc in procs:
-            proc.kill()
         for probe in probes:
             probe.stop()
-        sampler.stop()
     for proc in procs:
         proc.drop_empty_stderr()
+    return started
 
 
 def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, Any]:
@@ -211,6 +219,11 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
              fsync["mean"], fsync["per_s"])
     workloads = {t["name"]: workload_for(t["name"], t["workload"], spec["duration_s"])
                  for t in spec["tenants"]}
+    warmup_s = window.warmup_of(spec)
+    for workload in workloads.values():
+        workload.warmup_s, workload.calibration = warmup_s, calibration
+    for workload in workloads.values():  # e.g. a database's client count, cached per host
+        calibration.update(workload.calibrate(host, profile, device, root / "mnt" / "calibrate"))
     # tracefs stays mounted afterwards, as most distributions mount it at boot: unmounting it
     # would pull it from under another agent of the same machine (tests run several).
     mounted_tracefs = ensure_tracefs()
@@ -236,11 +249,12 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
             {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"])
         log.info("setup took %.2f s; workloads start", setup_s)
         t0, cpu0, load0 = time.monotonic(), profile.cpu_seconds(), provenance.load()
-        measure(workloads, arm, out, sampler, spec["duration_s"])
+        started_s = measure(workloads, arm, out, sampler, warmup_s + spec["duration_s"])
         workload_s = time.monotonic() - t0
         # a busy or stolen CPU during the measured phase is part of what the numbers mean
         facts["load_during_run"] = provenance.load_between(load0, provenance.load())
         facts["timing"] = {"setup_s": round(setup_s, 3), "workload_s": round(workload_s, 3)}
+        facts["window"] = window.window(started_s, warmup_s, spec["duration_s"])
         cpu1 = profile.cpu_seconds()
         if cpu0 is not None and cpu1 is not None:
             # the emulator must not be what limits the tenants: a share of one core
@@ -264,9 +278,10 @@ def stop_workloads(arm: Arm, workloads: dict[str, Workload]) -> None:
 
 
 def leftovers(root: Path) -> list[str]:
-    """What the arms' tenants (containers, guests) and the device profiles (an emulator's
-    daemons and FUSE mount) left, found by discovery."""
-    return cleanup.leftovers([*ARMS.values(), *devices.PROFILES.values()], root)
+    """What the workloads' host-side clients, the arms' tenants (containers, guests) and the
+    device profiles (an emulator's daemons and FUSE mount) left, found by discovery."""
+    return cleanup.leftovers([*WORKLOADS.values(), *ARMS.values(), *devices.PROFILES.values()],
+                             root)
 
 
 def residue(host: dict[str, Any]) -> list[str]:
@@ -286,6 +301,9 @@ def teardown(host: dict[str, Any]) -> None:
     root = disk.state_root(host)
     steps = [
         ("trace instance", lambda: remove_trace_instance(host["name"])),
+        # clients on the host (a YCSB JVM) first: they talk to servers inside the tenants
+        *[(f"{cls.TOOL} clients", lambda cls=cls: cls.clean(host, root))
+          for cls in cleanup.distinct(WORKLOADS.values())],
         *[(f"{cls.NAME} tenants", lambda cls=cls: cls.clean(host, root))
           for cls in cleanup.distinct(ARMS.values())],
         ("file systems", lambda: disk.unmount_under(root / "mnt")),

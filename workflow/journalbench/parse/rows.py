@@ -28,7 +28,7 @@ from journalbench.parse.fsync import parse_fsync
 from journalbench.parse.guest import parse_guest
 from journalbench.parse.samples import Sample, parse_samples
 from journalbench.parse.sysbench import parse_sysbench
-from journalbench.parse.ycsb import failed_operations, parse_ycsb
+from journalbench.parse.ycsb import YcsbResult, failed_operations, parse_ycsb, per_second
 
 MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
@@ -145,6 +145,7 @@ def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[st
             "bs": fio.bs or workload.get("bs"),
             "throughput_mb_s": fio.bw_bytes / MB, "iops": fio.iops,
             "ops_s": None, "failed_ops": None,
+            **NO_DATABASE,
             "fsync_source": "fio", "fsync_count": fio.fsync_count,
             "fsync_per_s": fio.fsync_per_s, "fsync_lat_mean_ms": ms(fio.fsync_mean_ns),
             "fsync_lat_p50_ms": ms(fio.fsync_p50_ns), "fsync_lat_p99_ms": ms(fio.fsync_p99_ns),
@@ -153,10 +154,12 @@ def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[st
         bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
         row = {"tool_version": f"sysbench {bench.version}", "tool_runtime_s": bench.total_time_s,
                "ops_s": bench.tps, "failed_ops": bench.ignored_errors}
+        row.update(NO_DATABASE)
     else:
-        ycsb = parse_ycsb(folder / runfolder.ycsb_file(tenant))
+        ycsb = read_ycsb(folder, tenant)
         row = {"tool_version": f"ycsb {ycsb.version}", "tool_runtime_s": ycsb.runtime_ms / 1000,
-               "ops_s": ycsb.throughput_ops_s, "failed_ops": failed_operations(ycsb)}
+               "ops_s": ycsb.throughput_ops_s, "failed_ops": failed_operations(ycsb),
+               **ycsb_latency(ycsb), **redis_columns(folder, tenant)}
     row.update({"bs": None, "throughput_mb_s": None, "iops": None})
     trace = folder / runfolder.fsync_file(tenant)
     if trace.is_file():
@@ -172,6 +175,53 @@ def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[st
                     "fsync_lat_mean_ms": None, "fsync_lat_p50_ms": None,
                     "fsync_lat_p99_ms": None})
     return row
+
+
+NO_DATABASE = {"op_lat_mean_ms": None, "op_lat_p95_ms": None, "op_lat_p99_ms": None,
+               "aof_bytes": None, "aof_bytes_loaded": None, "load_s": None}
+
+
+def read_ycsb(folder: Path, tenant: str) -> YcsbResult:
+    """The run's YCSB report, with its stderr (banner, status lines) when kept apart."""
+    banner = folder / runfolder.ycsb_stderr(tenant)
+    return parse_ycsb(folder / runfolder.ycsb_file(tenant), banner if banner.is_file() else None)
+
+
+def ycsb_latency(ycsb: YcsbResult) -> dict[str, float]:
+    """Latency of the workload's main operation (the one YCSB did most often)."""
+    main = max(ycsb.operations.values(), key=lambda op: op.operations)
+    return {"op_lat_mean_ms": main.avg_us / 1000, "op_lat_p95_ms": main.p95_us / 1000,
+            "op_lat_p99_ms": main.p99_us / 1000}
+
+
+def redis_columns(folder: Path, tenant: str) -> dict[str, Any]:
+    """The AOF's size after loading and after the run, and the load time (redis workload);
+    null for a YCSB run without that file."""
+    path = folder / runfolder.redis_file(tenant)
+    if not path.is_file():
+        return {"aof_bytes": None, "aof_bytes_loaded": None, "load_s": None}
+    facts = read_json(path)
+    return {"aof_bytes": need(facts, "aof_bytes_end", path, int),
+            "aof_bytes_loaded": need(facts, "aof_bytes_loaded", path, int),
+            "load_s": float(need(facts, "load_s", path, (int, float)))}
+
+
+def ops_rows(folder: Path, ids: dict[str, Any], tenants: list[dict[str, Any]]
+             ) -> list[dict[str, Any]]:
+    """Operations per status interval of every YCSB tenant (kind 'ops'; t from its first
+    status line, not the sampler's clock)."""
+    rows = []
+    for tenant in tenants:
+        name = tenant["name"]
+        if tenant["workload"]["tool"] in ("fio", "sysbench", "mariadb"):
+            continue
+        for t, dt, ops in per_second(read_ycsb(folder, name)):
+            rows.append({
+                **ids, "t": round(t, 3), "dt": round(dt, 3), "kind": "ops", "source": name,
+                "tenant": name, "cgroup": None, "read_bytes": None, "write_bytes": None,
+                "bytes": None, "ios": None, "own_bytes": None, "mb_s": None,
+                "device_share": None, "ops": ops})
+    return rows
 
 
 def same_cgroup(a: str | None, b: str | None) -> bool:
@@ -271,6 +321,7 @@ def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[
             "own_bytes": own_by_line.get(index),
             "mb_s": sample.bytes / sample.dt / MB if sample.dt > 0 else None,
             "device_share": sample.bytes / device[sample.t] if device[sample.t] else None,
+            "ops": None,
         })
     return rows
 
@@ -304,7 +355,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             **guest_columns(folder, tenant["name"], spec["arm"]),
             **host,
         })
-    return runs, sample_rows(samples_path, ids, samples)
+    return runs, sample_rows(samples_path, ids, samples) + ops_rows(folder, ids, tenants)
 
 
 __all__ = ["ParseError", "parse_run"]

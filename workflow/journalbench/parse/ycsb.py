@@ -1,14 +1,16 @@
 """YCSB 0.17 text output -> status records (from `-s`) and the per-operation summary.
 
 The summary is the "[SECTION], metric, value" block YCSB prints at the end ([OVERALL],
-[INSERT], [READ], [CLEANUP], GC counters, ...); status lines come from `-s`, on stderr, and are
-present when the run captured stderr together with stdout.
+[INSERT], [READ], [CLEANUP], GC counters, ...), on stdout. The banner ("YCSB Client x.y.z") and
+the status lines of `-s` go to stderr: give that file as `banner` when the run kept the two
+apart (the agent does); a run that captured both in one file needs no second file.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from journalbench.parse import problem, read_text
@@ -18,7 +20,7 @@ NUMBER = r"-?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|NaN)"
 SUMMARY = re.compile(rf"^\[([A-Za-z0-9_%-]+)\], ([^,]+), ({NUMBER})$")
 # "2026-11-22 01:34:36:050 1 sec: 995 operations; 943 current ops/sec; ... [INSERT: Count=..]"
 STATUS = re.compile(
-    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d+ (\d+) sec: (\d+) operations; "
+    r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d+) (\d+) sec: (\d+) operations; "
     r"(?:(\S+) current ops/sec;)?(.*)$"
 )
 STATUS_OP = re.compile(r"\[([A-Z0-9_-]+)(?::| )([^\]]*)\]")
@@ -31,6 +33,7 @@ class Status:
     operations: int  # cumulative
     ops_s: float | None  # None for YCSB's "∞" (first status line of a fast start)
     latency: dict[str, dict[str, float]]  # per operation: Count, Avg, 99, ... (us)
+    at_s: float = 0.0  # the line's wall-clock time stamp (ms resolution), as epoch seconds
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class Operation:
 @dataclass(frozen=True)
 class YcsbResult:
     path: str
-    version: str
+    version: str | None  # None: the banner was in a file not given
     runtime_ms: float
     throughput_ops_s: float
     operations: dict[str, Operation]  # INSERT, READ, ...; CLEANUP excluded
@@ -57,24 +60,35 @@ class YcsbResult:
 
 
 def parse_status(match: re.Match[str]) -> Status:
-    rate = match[3]
+    rate = match[4]
     latency = {
         op[1]: {name: float(value) for name, value in STATUS_VALUE.findall(op[2])}
-        for op in STATUS_OP.finditer(match[4])
+        for op in STATUS_OP.finditer(match[5])
     }
-    return Status(int(match[1]), int(match[2]),
-                  None if rate in (None, "∞", "NaN") else float(rate), latency)
+    at = datetime.strptime(match[1][:19], "%Y-%m-%d %H:%M:%S").timestamp()
+    return Status(int(match[2]), int(match[3]),
+                  None if rate in (None, "∞", "NaN") else float(rate), latency,
+                  at + int(match[1][20:]) / 1000)
 
 
-def parse_ycsb(path: Path | str) -> YcsbResult:
-    """A complete YCSB 0.17 run; ParseError if truncated, foreign or an operation failed."""
+def status_lines(lines: list[str]) -> list[Status]:
+    return [parse_status(found) for line in lines if (found := STATUS.match(line)) is not None]
+
+
+def parse_ycsb(path: Path | str, banner: Path | str | None = None) -> YcsbResult:
+    """A complete YCSB 0.17 run, from its report (`path`) and, when YCSB's stderr went to
+    another file, that file (`banner`: version and status lines). ParseError if truncated or
+    foreign; failed operations are counted (`failed_operations`), not refused."""
     path = Path(path)
     lines = read_text(path).splitlines()
+    banner_lines = read_text(banner).splitlines() if banner is not None else []
     # identify the file before judging its lines, so a foreign file is called foreign
-    version = next((found[1] for line in lines if (found := VERSION.match(line))), None)
-    if version is None:
-        raise problem(path, "not YCSB output (no 'YCSB Client x.y.z' line)")
-    status: list[Status] = []
+    version = next((found[1] for line in lines + banner_lines
+                    if (found := VERSION.match(line))), None)
+    if version is None and not any(SUMMARY.match(line) for line in lines):
+        raise problem(path, "not YCSB output (no 'YCSB Client x.y.z' line and no "
+                            "'[SECTION], metric, value' summary)")
+    status = status_lines(banner_lines) if banner is not None else []
     metrics: dict[str, dict[str, float]] = {}
     for number, line in enumerate(lines, start=1):
         if line.startswith("["):
@@ -118,3 +132,13 @@ def failed_operations(result: YcsbResult) -> int:
     """Operations that did not return OK (YCSB counts them, but they are no throughput)."""
     return sum(count for op in result.operations.values()
                for status, count in op.returns.items() if status != "OK")
+
+
+def per_second(result: YcsbResult) -> list[tuple[float, float, int]]:
+    """(t, dt, operations) of every interval between status lines; t is the interval's end in
+    seconds since the first status line (YCSB prints one as it starts measuring)."""
+    if not result.status:
+        return []
+    first = result.status[0]
+    return [(now.at_s - first.at_s, now.at_s - before.at_s, now.operations - before.operations)
+            for before, now in zip(result.status, result.status[1:], strict=False)]

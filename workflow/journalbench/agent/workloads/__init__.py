@@ -7,9 +7,12 @@ from typing import Any
 
 from journalbench.agent.workloads.base import Workload
 from journalbench.agent.workloads.fio import Fio
+from journalbench.agent.workloads.mariadb import MariaDB
+from journalbench.agent.workloads.redis import Redis
 from journalbench.errors import AgentError
 
-WORKLOADS: dict[str, type[Workload]] = {workload.TOOL: workload for workload in (Fio,)}
+WORKLOADS: dict[str, type[Workload]] = {
+    workload.TOOL: workload for workload in (Fio, MariaDB, Redis)}
 
 
 def workload_for(tenant: str, settings: dict[str, Any], duration_s: int) -> Workload:

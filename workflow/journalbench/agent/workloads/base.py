@@ -66,6 +66,11 @@ class Workload:
     TOOL: ClassVar[str]
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+    # Set by the run after construction (agent/run.py): seconds of warm-up that precede the
+    # measured `duration_s` and that a workload's own figures must leave out (fio: ramp_time),
+    # and the run's device calibration record (host.json's `calibration`).
+    warmup_s: int = 0
+    calibration: dict[str, Any] | None = None
 
     def __init__(self, tenant: str, settings: dict[str, Any], duration_s: int) -> None:
         self.tenant = tenant
@@ -74,6 +79,13 @@ class Workload:
 
     def versions(self) -> dict[str, str]:
         """Tool versions for host.json's `tools`."""
+        return {}
+
+    def calibrate(self, host: dict[str, Any], profile: Any, device: Any,
+                  mount: Path) -> dict[str, Any]:
+        """Once the device is attached and calibrated, before the arm prepares it: measure
+        (or read from the host's cache) what this workload needs of the device, e.g. a client
+        count. Returns what host.json's `calibration` gains (may use `mount` and the device)."""
         return {}
 
     def prepare(self, shell: TenantShell) -> None:
@@ -96,3 +108,14 @@ class Workload:
     def probes(self) -> list[Any]:
         """Tracers to run beside the measured phase (see agent/probes.py)."""
         return []
+
+    # -- clean-up by discovery (also after kill -9 of the agent), as for arms --------------------
+
+    @classmethod
+    def leftovers(cls, root: Path) -> list[str]:
+        """What runs of this workload left on the host outside its tenants (e.g. a client)."""
+        return []
+
+    @classmethod
+    def clean(cls, host: dict[str, Any], root: Path) -> None:
+        """Remove it, found without the run's state."""

@@ -1,0 +1,136 @@
+"""The redis workload for real: Redis 7 in LXC containers on a loop device, YCSB 0.17.0 on the
+host through our binding (built by `make ycsb`), the AOF's fdatasync traced by bpftrace."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import VENV_BIN, start_run, system_residue
+from journalbench import runfolder
+from journalbench.agent.cgroups import tenant_cgroup
+from journalbench.agent.workloads.redis import host_pids
+from journalbench.parse.fsync import parse_fsync
+from journalbench.parse.rows import parse_run
+from journalbench.parse.ycsb import parse_ycsb
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+
+def spec(arm: str, redis: dict[str, Any], neighbour: str | None = None,
+         duration: int = 8) -> dict[str, Any]:
+    tenants = [{"name": "kv", "weight": 700, "workload": {"tool": "redis", **redis}}]
+    if neighbour:
+        tenants.append({"name": "noisy", "weight": 300,
+                        "workload": {"tool": "fio", "preset": neighbour, "size_mb": 64}})
+    return {"arm": arm, "duration_s": duration, "repetition": 1, "tenants": tenants}
+
+
+def named(*names: str) -> set[int]:
+    found = set()
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if comm.read_text().strip() in names:
+                found.add(int(comm.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture
+def no_new_servers() -> Iterator[None]:
+    """No redis-server or JVM the test started is left (whatever else runs on the machine)."""
+    before = named("redis-server", "java")
+    yield
+    deadline = time.monotonic() + 10
+    while named("redis-server", "java") - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert named("redis-server", "java") - before == set()
+
+
+def wait_for_status(out: Path, proc: subprocess.Popen, timeout: float = 120) -> None:
+    """Until the measured phase runs: YCSB printed a status line with operations done."""
+    target = out / runfolder.ycsb_stderr("kv")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if target.exists() and any(" sec: " in line and " 0 operations" not in line
+                                   for line in target.read_text().splitlines()):
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    raise AssertionError("YCSB never reported operations")
+
+
+def test_load_and_insert_beside_a_buffered_neighbour(agent_host, tmp_path, no_new_servers):
+    out = tmp_path / "run"
+    proc = start_run(spec("shared-journal", {"records": 2000, "operations": 40000},
+                          "buffered-high-fsync"), agent_host, out)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert runfolder.is_complete(out), runfolder.manifest_problems(out)
+
+    runs, samples = parse_run(out)
+    kv = next(row for row in runs if row["tenant"] == "kv")
+    assert kv["tool"] == "redis" and kv["failed_ops"] == 0 and kv["ops_s"] > 0
+    assert kv["op_lat_p99_ms"] >= kv["op_lat_p95_ms"] > 0
+    assert kv["aof_bytes"] > kv["aof_bytes_loaded"] > 0
+    # Redis's AOF thread syncs once a second: fdatasync, traced in the tenant's Redis
+    assert kv["fsync_source"] == "bpftrace" and kv["fsync_count"] >= 1
+    assert "fdatasync" in parse_fsync(out / runfolder.fsync_file("kv")).syscalls
+    per_second = [row for row in samples if row["kind"] == "ops"]
+    first = parse_ycsb(out / runfolder.ycsb_file("kv"), out / runfolder.ycsb_stderr("kv"))
+    assert sum(row["ops"] for row in per_second) == 40000 - first.status[0].operations
+    assert all(row["tenant"] == "kv" for row in per_second)
+    noisy = next(row for row in runs if row["tenant"] == "noisy")
+    assert noisy["preset"] == "buffered-high-fsync" and noisy["fsync_count"] > 0
+
+    facts = json.loads((out / runfolder.HOST).read_text())
+    assert facts["tools"]["ycsb"] == "0.17.0"
+    assert facts["tools"]["ycsb-redis"].startswith("0.1.0 source ")
+    redis = json.loads((out / runfolder.redis_file("kv")).read_text())
+    assert redis["records"] == 2000 and redis["load_s"] > 0
+    assert redis["binding"]["source_sha256"] != "unknown"
+    assert redis["redis_version"].startswith("7.")
+    assert (out / "ycsb-load-kv.log").is_file() and (out / "redis-kv.log").is_file()
+
+
+def test_redis_dying_mid_run_fails_the_run_naming_tenant_and_file(agent_host, tmp_path,
+                                                                   no_new_servers):
+    out = tmp_path / "run"
+    proc = start_run(spec("per-container-journal", {"records": 500, "operations": 10_000_000},
+                          duration=6), agent_host, out)
+    wait_for_status(out, proc)
+    servers = host_pids("redis-server", tenant_cgroup(agent_host["name"], "kv"))
+    assert len(servers) == 1
+    os.kill(servers[0], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=180)
+    assert proc.returncode != 0
+    error = [line for line in stderr.splitlines() if "tenant kv" in line]
+    assert error and str(out / runfolder.ycsb_file("kv")) in error[-1], stderr
+    assert not (out / runfolder.MANIFEST).exists()
+    assert system_residue(agent_host["name"], agent_host["state_dir"]) == []
+
+
+def test_teardown_after_kill_9_of_the_agent_stops_redis_and_the_client(agent_host, tmp_path,
+                                                                      no_new_servers):
+    out = tmp_path / "run"
+    proc = start_run(spec("journal-accounted", {"records": 500, "operations": 10_000_000},
+                          duration=60), agent_host, out)
+    wait_for_status(out, proc)
+    proc.kill()  # SIGKILL: no chance to clean up
+    proc.communicate(timeout=30)
+    left = system_residue(agent_host["name"], agent_host["state_dir"])
+    assert any("java" in item for item in left), left  # the client names the state folder
+    done = subprocess.run(
+        [str(VENV_BIN / "journalbench"), "teardown", "--host", str(agent_host["file"])],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert system_residue(agent_host["name"], agent_host["state_dir"]) == []

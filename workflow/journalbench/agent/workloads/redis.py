@@ -1,0 +1,398 @@
+"""Redis with an append-only file, driven by YCSB 0.17.0 through the project's own binding
+(workflow/ycsb-redis, built by `make ycsb` into the `ycsb/` folder beside this module).
+
+Redis runs inside the tenant: its own redis-server, data and AOF on the tenant's volume,
+`appendfsync everysec`, no RDB snapshots, no AOF rewrite, and no TCP port: a unix socket in the
+tenant's data folder, so no other Redis (the host's service included) is ever reached. The YCSB
+client runs on the host, outside every tenant's cgroup, as the thesis's client ran on another
+machine; it reaches the socket through the tenant's data folder as the host sees it.
+
+`prepare` starts Redis and loads the records (not measured), `start` runs the INSERT workload
+(the measured phase, status every second), `finish` keeps the AOF size and Redis's own
+persistence counters, `stop` shuts Redis down. Guests (the vm arm) have no network and no
+folder the host shares, so the client could not reach their Redis: the vm arm is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.agent import cgroups
+from journalbench.agent.arms.base import TenantShell
+from journalbench.agent.packages import Tool
+from journalbench.agent.probes import FsyncTracer
+from journalbench.agent.system import log, tool_version
+from journalbench.agent.workloads.base import Process, Workload
+from journalbench.errors import AgentError
+from journalbench.parse import ParseError
+from journalbench.parse.ycsb import YcsbResult, failed_operations, parse_ycsb
+
+DEFAULTS: dict[str, int] = {"records": 200_000, "operations": 200_000, "threads": 1}
+YCSB_VERSION = "0.17.0"
+BINDING_CLASS = "journalbench.ycsb.RedisClient"
+BINDING_PROPERTIES = "ycsb-redis.properties"
+JARS = "ycsb"  # folder of jars beside this module (built, not committed)
+FOLDER = "redis"  # in the tenant's data folder: the AOF, Redis's working dir and its socket
+SOCKET = "redis.sock"
+START_TIMEOUT_S = 30
+LOAD_TIMEOUT_S = 3600
+STOP_TIMEOUT_S = 60
+SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with the terminating NUL
+# The INSERT workload of CoreWorkload: every operation inserts a new record after the loaded ones.
+INSERT_ONLY = ("-p", "readproportion=0", "-p", "updateproportion=0", "-p", "scanproportion=0",
+               "-p", "readmodifywriteproportion=0", "-p", "insertproportion=1")
+
+
+def settings_of(workload: dict[str, Any]) -> dict[str, int]:
+    return {key: int(workload.get(key, default)) for key, default in DEFAULTS.items()}
+
+
+def server_argv(directory: str) -> list[str]:
+    """redis-server in the foreground, configured on its command line only (no config file, so
+    nothing of the host's /etc/redis applies)."""
+    return [
+        "redis-server", "--port", "0", "--unixsocket", f"{directory}/{SOCKET}",
+        "--unixsocketperm", "700", "--dir", directory, "--daemonize", "no",
+        "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+        # a rewrite forks and rewrites the whole AOF mid-run: not the workload under study
+        "--auto-aof-rewrite-percentage", "0", "--logfile", "", "--loglevel", "notice",
+        "--always-show-logo", "no",
+    ]
+
+
+def jar_dir(root: Path) -> Path:
+    """Where the agent puts the YCSB jars for its runs: below the host's state folder, so a
+    client's command line names that folder and teardown finds it after kill -9."""
+    return root / JARS
+
+
+def install_jars(root: Path) -> Path:
+    """Copy the built jars (a folder of this package, or of the zipapp) to jar_dir(root)."""
+    source = importlib.resources.files("journalbench.agent.workloads").joinpath(JARS)
+    jars = [j for j in (source.iterdir() if source.is_dir() else []) if j.name.endswith(".jar")]
+    if not any(j.name.startswith("ycsb-redis-") for j in jars):
+        raise AgentError("redis workload: the YCSB binding is not built (no ycsb-redis-*.jar in "
+                         "journalbench/agent/workloads/ycsb): run `make ycsb`")
+    target = jar_dir(root)
+    target.mkdir(parents=True, exist_ok=True)
+    for jar in jars:
+        (target / jar.name).write_bytes(jar.read_bytes())
+    return target
+
+
+def binding_info(jars: Path) -> dict[str, str]:
+    """The binding's version and source hash as its build recorded them, and its jar's sha256."""
+    jar = next(iter(sorted(jars.glob("ycsb-redis-*.jar"))))
+    with zipfile.ZipFile(jar) as archive:
+        text = archive.read(BINDING_PROPERTIES).decode()
+    info = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return {"version": info.get("version", "unknown"),
+            "source_sha256": info.get("source_sha256", "unknown"),
+            "jar": jar.name, "jar_sha256": hashlib.sha256(jar.read_bytes()).hexdigest()}
+
+
+def ycsb_argv(jars: Path, phase: str, socket: Path, settings: dict[str, int],
+              duration_s: int | None) -> list[str]:
+    """The YCSB client: `-load` the records, or `-t` the INSERT workload (status every second,
+    stopped after duration_s at the latest)."""
+    argv = [
+        "java", "-cp", f"{jars}/*", "site.ycsb.Client", phase, "-db", BINDING_CLASS,
+        "-p", "workload=site.ycsb.workloads.CoreWorkload",
+        "-p", f"recordcount={settings['records']}", "-p", f"redis.socket={socket}",
+        "-threads", str(settings["threads"]), "-s", "-p", "status.interval=1",
+    ]
+    if phase == "-t":
+        argv += ["-p", f"operationcount={settings['operations']}", *INSERT_ONLY]
+        if duration_s is not None:
+            argv += ["-p", f"maxexecutiontime={duration_s}"]
+    return argv
+
+
+def host_pids(comm: str, cgroup: str) -> list[int]:
+    """Processes named `comm` in the cgroup (any hierarchy), as the host numbers them."""
+    found = []
+    for path in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if path.read_text().strip() != comm:
+                continue
+            lines = (path.parent / "cgroup").read_text().splitlines()
+        except OSError:
+            continue
+        if any(line.split(":", 2)[2].rstrip("/").endswith(f"/{cgroup}") for line in lines):
+            found.append(int(path.parent.name))
+    return found
+
+
+def processes_naming(folder: Path) -> list[int]:
+    """Processes whose command line names `folder` (the YCSB clients of a host's runs)."""
+    needle = f"{folder}/".encode()
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if any(needle in arg for arg in cmdline.read_bytes().split(b"\0")):
+                pids.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return pids
+
+
+def aof_bytes(folder: Path) -> int:
+    """Bytes of the append-only file: every part of Redis 7's multi-part AOF."""
+    parts = [p for p in folder.rglob("appendonly.aof*") if p.is_file()]
+    if not parts:
+        raise AgentError(f"no append-only file below {folder}")
+    return sum(p.stat().st_size for p in parts)
+
+
+def info_fields(text: str) -> dict[str, str]:
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+class Redis(Workload):
+    TOOL = "redis"
+    TOOLS = (
+        Tool("redis-server", "redis-server", False, "redis workloads (inside the tenant)"),
+        Tool("redis-cli", "redis-tools", False, "redis workloads (readiness, counters)"),
+        Tool("java", "default-jre-headless", False, "YCSB client of redis workloads"),
+    )
+    PRESETS: dict[str, dict[str, Any]] = {}
+
+    def __init__(self, tenant: str, settings: dict[str, Any], duration_s: int) -> None:
+        super().__init__(tenant, settings, duration_s)
+        self.config = settings_of(settings)
+        self.server: Process | None = None
+        self.jars: Path | None = None
+        self.host_folder: Path | None = None
+        self.host_name = ""
+        self.out: Path | None = None
+        self.facts: dict[str, Any] = {}
+        self.clients: list[Process] = []
+
+    # -- where things are ----------------------------------------------------------------------
+
+    def tenant_folder(self, shell: TenantShell) -> str:
+        return f"{shell.data_dir}/{FOLDER}"
+
+    def socket(self) -> Path:
+        assert self.host_folder is not None
+        return self.host_folder / SOCKET
+
+    def where(self, shell: TenantShell) -> None:
+        from journalbench.agent.arms import VM
+
+        if shell.arm.NAME == VM:
+            raise AgentError(f"tenant {self.tenant}: the redis workload does not run on the vm "
+                             "arm (its guests have no network and share no folder with the "
+                             "host, where the YCSB client runs)")
+        layout = {t.name: t for t in shell.arm.tenants}[shell.name]
+        self.host_folder = Path(layout.data_dir) / FOLDER
+        if len(str(self.socket()).encode()) > SOCKET_PATH_MAX:
+            raise AgentError(f"tenant {self.tenant}: socket path {self.socket()} is longer than "
+                             f"{SOCKET_PATH_MAX} bytes: use a shorter state_dir")
+
+    # -- the interface -----------------------------------------------------------------------------
+
+    def versions(self) -> dict[str, str]:
+        java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
+        versions = {"redis-server": tool_version("redis-server", "--version"),
+                    "java": (java.stderr.strip().splitlines() or ["unknown"])[0],
+                    "ycsb": YCSB_VERSION}
+        if self.jars is not None:
+            info = binding_info(self.jars)
+            versions["ycsb-redis"] = (f"{info['version']} source {info['source_sha256'][:16]} "
+                                      f"jar {info['jar_sha256'][:16]}")
+        return versions
+
+    def prepare(self, shell: TenantShell) -> None:
+        self.where(shell)
+        out = self.out = shell.arm.context.out
+        self.host_name = shell.arm.context.host_name
+        self.jars = install_jars(shell.arm.context.root)
+        self.facts["binding"] = binding_info(self.jars)
+        folder = self.tenant_folder(shell)
+        shell.run(["mkdir", "-p", folder])
+        log_file = out / f"redis-{self.tenant}.log"
+        out_handle = log_file.open("wb")
+        try:
+            popen = shell.spawn(server_argv(folder), out_handle, out_handle)
+        except BaseException:
+            out_handle.close()
+            raise
+        self.server = Process(f"redis-server in {self.tenant}", popen, log_file, log_file,
+                              [out_handle])
+        self.wait_ready(shell, log_file)
+        self.load(out)
+        self.facts["aof_bytes_loaded"] = aof_bytes(self.host_folder or Path())
+
+    def wait_ready(self, shell: TenantShell, log_file: Path) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        socket = f"{self.tenant_folder(shell)}/{SOCKET}"
+        while time.monotonic() < deadline:
+            assert self.server is not None
+            code = self.server.popen.poll()
+            if code is not None:
+                lines = log_file.read_text(errors="replace").strip().splitlines()
+                raise AgentError(f"tenant {self.tenant}: redis-server exited {code} at start "
+                                 f"(see {log_file}): {lines[-1] if lines else 'no output'}")
+            if self.socket().exists():
+                try:
+                    if shell.run(["redis-cli", "-s", socket, "ping"], timeout=10).strip() == "PONG":
+                        return
+                except AgentError:
+                    pass  # listening soon
+            time.sleep(0.1)
+        raise AgentError(f"tenant {self.tenant}: redis-server did not answer PING within "
+                         f"{START_TIMEOUT_S} s (see {log_file})")
+
+    def load(self, out: Path) -> None:
+        """Load the records (YCSB -load): before the measured phase, checked like it."""
+        assert self.jars is not None
+        report = out / f"ycsb-load-{self.tenant}.log"
+        errors = out / f"ycsb-load-{self.tenant}.stderr"
+        argv = ycsb_argv(self.jars, "-load", self.socket(), self.config, None)
+        t0 = time.monotonic()
+        with report.open("wb") as stdout, errors.open("wb") as stderr:
+            proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr)
+            client = Process(f"YCSB load of {self.tenant}", proc, report, errors)
+            self.clients.append(client)
+            try:
+                code = proc.wait(timeout=LOAD_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                raise AgentError(f"tenant {self.tenant}: YCSB load did not finish within "
+                                 f"{LOAD_TIMEOUT_S} s ({report})") from None
+            finally:
+                client.kill()
+        self.facts["load_s"] = round(time.monotonic() - t0, 3)
+        result = self.checked(code, report, errors, "load")
+        done = result.operations["INSERT"].operations if "INSERT" in result.operations else 0
+        if done != self.config["records"]:
+            raise AgentError(f"tenant {self.tenant}: YCSB loaded {done} of "
+                             f"{self.config['records']} records ({report})")
+        log.info("redis in %s: %d records loaded in %.1f s", self.tenant, done,
+                 self.facts["load_s"])
+
+    def checked(self, code: int, report: Path, errors: Path, phase: str) -> YcsbResult:
+        """The parsed YCSB output of a phase; one line naming tenant and file otherwise."""
+        if code != 0:
+            lines = errors.read_text(errors="replace").strip().splitlines()
+            raise AgentError(f"tenant {self.tenant}: YCSB {phase} exited {code} (see {errors}): "
+                             f"{lines[-1] if lines else 'no output'}")
+        try:
+            result = parse_ycsb(report, errors)
+        except ParseError as error:
+            raise AgentError(f"tenant {self.tenant}: YCSB {phase}: {error}") from None
+        failed = failed_operations(result)
+        if failed:
+            raise AgentError(f"tenant {self.tenant}: YCSB {phase} reported {failed} failed "
+                             f"operation(s) (Return other than OK) in {report}")
+        return result
+
+    def start(self, shell: TenantShell, out: Path) -> list[Process]:
+        assert self.jars is not None
+        report = out / runfolder.ycsb_file(self.tenant)
+        errors = out / runfolder.ycsb_stderr(self.tenant)
+        stdout, stderr = report.open("wb"), errors.open("wb")
+        argv = ycsb_argv(self.jars, "-t", self.socket(), self.config, self.duration_s)
+        try:
+            proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr)
+        except BaseException:
+            stdout.close()
+            stderr.close()
+            raise
+        client = Process(f"YCSB in {self.tenant}", proc, report, errors, [stdout, stderr])
+        self.clients.append(client)
+        return [client]
+
+    def finish(self, shell: TenantShell, out: Path) -> None:
+        report = out / runfolder.ycsb_file(self.tenant)
+        self.checked(0, report, out / runfolder.ycsb_stderr(self.tenant), "run")
+        socket = f"{self.tenant_folder(shell)}/{SOCKET}"
+        info = info_fields(shell.run(["redis-cli", "-s", socket, "info", "all"]))
+        if info.get("aof_last_write_status") != "ok":
+            raise AgentError(f"tenant {self.tenant}: Redis reports aof_last_write_status "
+                             f"{info.get('aof_last_write_status')!r} (see redis-{self.tenant}.log)")
+        facts = {
+            "tenant": self.tenant, **self.config,
+            "config": {"appendonly": "yes", "appendfsync": "everysec", "save": "",
+                       "auto-aof-rewrite-percentage": "0", "socket": socket},
+            "redis_version": info.get("redis_version"),
+            **self.facts,
+            "aof_bytes_end": aof_bytes(self.host_folder or Path()),
+            "info": {key: info.get(key) for key in (
+                "aof_delayed_fsync", "aof_last_write_status", "aof_rewrites",
+                "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "total_commands_processed",
+                "used_memory", "used_cpu_sys", "used_cpu_user", "db0")},
+        }
+        (out / runfolder.redis_file(self.tenant)).write_text(
+            json.dumps(facts, indent=1, sort_keys=True) + "\n")
+
+    def stop(self, shell: TenantShell) -> None:
+        for client in self.clients:
+            client.kill()
+        if self.server is None:
+            return
+        if self.server.popen.poll() is None:
+            try:
+                shell.run(["redis-cli", "-s", f"{self.tenant_folder(shell)}/{SOCKET}",
+                           "shutdown", "nosave"], timeout=STOP_TIMEOUT_S)
+            except AgentError as error:  # it may already be gone; the wait below decides
+                log.debug("redis shutdown in %s: %s", self.tenant, error)
+            try:
+                self.server.popen.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                log.error("redis-server in %s did not stop; killing it", self.tenant)
+        self.server.kill()
+
+    def outputs(self) -> list[str]:
+        return [runfolder.ycsb_file(self.tenant), runfolder.ycsb_stderr(self.tenant),
+                runfolder.redis_file(self.tenant), runfolder.fsync_file(self.tenant)]
+
+    def probes(self) -> list[Any]:
+        """fdatasync of Redis's AOF (its background thread calls it once a second), traced
+        over every thread of the tenant's redis-server as the host numbers it: that works on
+        cgroup v1 and v2 hosts alike, and nothing else in the tenant syncs."""
+        if self.server is None or self.out is None:
+            return []
+        cgroup = cgroups.tenant_cgroup(self.host_name, self.tenant)
+        pids = host_pids("redis-server", cgroup)
+        if len(pids) != 1:
+            raise AgentError(f"tenant {self.tenant}: expected one redis-server in cgroup "
+                             f"{cgroup}, found {pids}")
+        return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), pids=(pids[0],))]
+
+    # -- clean-up by discovery (also after kill -9 of the agent) ----------------------------------
+
+    @classmethod
+    def leftovers(cls, root: Path) -> list[str]:
+        found = [f"YCSB client {pid}" for pid in processes_naming(jar_dir(root))]
+        if jar_dir(root).exists():
+            found.append(f"YCSB jars {jar_dir(root)}")
+        return found
+
+    @classmethod
+    def clean(cls, host: dict[str, Any], root: Path) -> None:
+        """Kill the clients of this host's runs; Redis itself dies with its tenant."""
+        pids = processes_naming(jar_dir(root))
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 10
+        while processes_naming(jar_dir(root)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = processes_naming(jar_dir(root))
+        if left:
+            raise AgentError(f"YCSB clients still running after SIGKILL: {left}")
+        shutil.rmtree(jar_dir(root), ignore_errors=True)
