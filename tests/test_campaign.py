@@ -114,4 +114,5 @@ def test_eta_uses_measured_overheads(tmp_path, repo):
     folder = tmp_path / "done"
     folder.mkdir()
     (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": 9, "workload_s": 5}}))
-    assert campaign.eta_seconds(runs[:2], [folder]) == pytest.approx(2 * (5 + 4))
+    # each run: its warm-up (the default 2 s) + 5 s measured + the 4 s of overhead
+    assert campaign.eta_seconds(runs[:2], [folder]) == pytest.approx(2 * (2 + 5 + 4))

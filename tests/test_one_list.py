@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from journalbench import hosts
+from journalbench import hosts, window
 from journalbench.agent import packages
 from journalbench.agent.arms import ARMS
 from journalbench.agent.devices import DEFAULT_PROFILE, PROFILES
@@ -52,6 +52,26 @@ def test_fio_presets_and_defaults() -> None:
     properties = fio_branch()
     assert properties["preset"]["enum"] == list(fio.PRESETS)
     assert properties["size_mb"]["default"] == fio.DEFAULT_SIZE_MB
+
+
+def test_file_preparations_and_warmup_defaults() -> None:
+    """fio's preps and the warm-up: the campaign's defaults are the code's, and a run spec
+    without the fields means what the code says runs made before them did."""
+    properties = fio_branch()
+    assert properties["prep"]["enum"] == list(fio.PREPS)
+    assert properties["prep"]["default"] == fio.ABSENT_PREP
+    rules = [b for b in schema("run-spec")["$defs"]["workload"]["allOf"]
+             if b["if"]["properties"]["tool"].get("const") == "fio"][0]["then"]["allOf"]
+    restricted = {preset: rule["then"]["properties"]["prep"]["enum"]
+                  for rule in rules for preset in rule["if"]["properties"]["preset"]["enum"]}
+    assert restricted == {p: list(fio.preps_for(p)) for p in fio.PRESETS
+                          if fio.preps_for(p) != fio.PREPS}
+    assert schema("run-spec")["properties"]["warmup_s"]["default"] == window.ABSENT_WARMUP_S
+    campaign = schema("campaign")
+    assert campaign["$defs"]["warmup_s"]["default"] == window.DEFAULT_WARMUP_S
+    experiment = campaign["properties"]["experiments"]["items"]["properties"]
+    assert experiment["prep"]["enum"] == list(fio.PREPS)
+    assert experiment["prep"]["default"] == fio.DEFAULT_PREP
 
 
 def test_host_defaults() -> None:

@@ -393,20 +393,24 @@ name: assembled
 description: the shared_journal() pair under three experiments
 duration_s: 2
 repetitions: 1
+warmup_s: 0  # as the shared_journal() run had: no warm-up, a pre-written file
 experiments:
   - id: pair
     claims: [C8, C9]
     arms: [shared-journal]
+    prep: overwrite
     tenants: &pair
       - {name: a, weight: 700, workload: {tool: fio, preset: high-fsync}}
       - {name: b, weight: 300, workload: {tool: fio, preset: no-fsync}}
   - id: same-pair
     claims: [C17]
     arms: [shared-journal]
+    prep: overwrite
     tenants: *pair
   - id: varied
     claims: [C1]
     arms: [shared-journal, per-container-journal]
+    prep: overwrite
     vary: {other: [no-fsync, low-fsync]}
     tenants:
       - {name: a, weight: 700, workload: {tool: fio, preset: high-fsync}}

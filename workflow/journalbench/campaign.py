@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
+from journalbench import runfolder, window
+from journalbench.agent.workloads import fio
 from journalbench.errors import ConfigError
 from journalbench.hosts import load_host
 from journalbench.schemas import load_validated, read_document, validate
@@ -63,6 +64,17 @@ def conditions(experiment: dict[str, Any]) -> list[dict[str, Any]]:
             for combo in itertools.product(*(vary[n] for n in names))]
 
 
+def planned_tenants(experiment: dict[str, Any], values: dict[str, Any]) -> list[dict[str, Any]]:
+    """The experiment's tenants with the vary values in, and each fio workload's file
+    preparation resolved (journalbench.agent.workloads.fio.planned)."""
+    tenants = substitute(experiment["tenants"], values)
+    for tenant in tenants:
+        workload = tenant.get("workload")
+        if isinstance(workload, dict) and workload.get("tool") == "fio":
+            tenant["workload"] = fio.planned(workload, experiment.get("prep"))
+    return tenants
+
+
 def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
     """Every distinct run spec of the campaign, repetition-major; identical specs of two
     experiments (e.g. the 70/30 no-fsync pair of C3 and C15) are one run."""
@@ -76,8 +88,12 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                     "arm": arm,
                     "duration_s": experiment.get("duration_s", campaign["duration_s"]),
                     "repetition": repetition,
-                    "tenants": substitute(experiment["tenants"], values),
+                    "tenants": planned_tenants(experiment, values),
                 }
+                warmup = experiment.get("warmup_s", campaign.get("warmup_s",
+                                                                  window.DEFAULT_WARMUP_S))
+                if warmup != window.ABSENT_WARMUP_S:  # absent: none (and old run ids)
+                    spec["warmup_s"] = warmup
                 if "bfq" in campaign:
                     spec["bfq"] = campaign["bfq"]
                 if device is not None:  # without it, the host's own profile (and old run ids)
@@ -134,4 +150,4 @@ def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path]) -> float:
         except (OSError, ValueError, KeyError):
             continue
     overhead = sum(overheads) / len(overheads) if overheads else 10.0
-    return sum(r.spec["duration_s"] + overhead for r in runs_left)
+    return sum(window.warmup_of(r.spec) + r.spec["duration_s"] + overhead for r in runs_left)

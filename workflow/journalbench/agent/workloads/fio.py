@@ -122,15 +122,16 @@ def size_bytes(text: str) -> int:
 
 
 def file_size(seconds: float, mb_s: float, free_bytes: int, sharing: int, bs: int,
-              buffered_bytes: int = 0) -> tuple[int, int]:
-    """(size, estimate) of a fallocate/append file in bytes: what `seconds` of writing at the
-    calibrated `mb_s` can fill, times SIZE_MARGIN, plus what a buffered writer may hold dirty
-    in the page cache; bounded by the file system's free space split among the `sharing`
-    tenants still to prepare on it. Rounded down to whole MiB (a multiple of any preset's bs)."""
+              buffered_bytes: int = 0) -> tuple[int, int, bool]:
+    """(size, estimate, bounded) of a fallocate/append file in bytes: what `seconds` of
+    writing at the calibrated `mb_s` can fill, times SIZE_MARGIN, plus what a buffered writer
+    may hold dirty in the page cache; bounded by the file system's free space split among the
+    `sharing` tenants still to prepare on it. Rounded down to whole MiB (a multiple of any
+    preset's bs)."""
     estimate = math.ceil(seconds * mb_s * 1e6 * SIZE_MARGIN) + buffered_bytes
     bound = (free_bytes - RESERVE_BYTES) // max(1, sharing)
     size = min(estimate, bound) // MIB * MIB
-    return size - size % bs, estimate
+    return size - size % bs, estimate, bound < estimate
 
 
 def parse_filefrag(text: str) -> tuple[int, list[tuple[int, int, bool]]]:
@@ -265,12 +266,12 @@ class Fio(Workload):
         left = len(sharing) - sharing.index(self.tenant) if self.tenant in sharing else 1
         buffered = dirty_limit(shell) if settings.get("direct", 1) == 0 else 0
         seconds = self.warmup_s + self.duration_s
-        size, estimate = file_size(seconds, self.device_mb_s(), free, left,
-                                   size_bytes(settings["bs"]), buffered)
+        size, estimate, bounded = file_size(seconds, self.device_mb_s(), free, left,
+                                            size_bytes(settings["bs"]), buffered)
         if size < MIN_FILE_BYTES:
             raise AgentError(f"tenant {self.tenant}: no room for a {self.prep} file "
                              f"({free >> 20} MiB free, shared by {left} tenant(s))")
-        if size < estimate:
+        if bounded:
             log.warning("tenant %s: %s file bounded to %d MiB by free space (%d s at the "
                         "device's rate would need %d MiB): a run that outgrows it fails",
                         self.tenant, self.prep, size >> 20, seconds, estimate >> 20)
