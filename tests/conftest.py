@@ -53,6 +53,11 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
                 cgroup = (comm.parent / "cgroup").read_text()
                 if f"/journalbench/{host_name}" in cgroup:
                     found.append(f"jbd2 thread {comm.parent.name} still in {host_name}'s cgroup")
+            elif comm.read_text().strip() in ("mariadbd", "sysbench", "redis-server"):
+                # a tenant's server or client: its command line names only in-tenant paths
+                if f"/journalbench/{host_name}/" in (comm.parent / "cgroup").read_text():
+                    found.append(f"process {comm.parent.name} ({comm.read_text().strip()}) in "
+                                 f"{host_name}'s cgroups")
         except OSError:
             continue
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):

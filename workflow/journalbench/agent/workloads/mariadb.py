@@ -52,6 +52,7 @@ from journalbench.errors import AgentError, ConfigError
 
 COPY_TIMEOUT_S = 1800
 COUNTERS = f"{TENANT_RUN_DIR}/mariadb-counters.txt"
+WARMUP_LOG = f"{TENANT_RUN_DIR}/sysbench-warmup.log"
 CLIENT_LOCATION = "tenant"  # sysbench runs inside the tenant, beside its server
 # where a guest cannot see the host's files: its own tmpfs mounts hide them
 GUEST_HIDDEN = ("/tmp", "/run")
@@ -64,13 +65,19 @@ def settings_of(workload: dict[str, Any]) -> dict[str, Any]:
 
 
 def measured_script(run_dir: str, tables: int, table_size: int, threads: int,
-                    duration_s: int) -> str:
-    """bash: status and server CPU before, sysbench under `time`, status and CPU after. Only
-    sysbench's report reaches stdout; the counters go to COUNTERS (format: parse.mariadb)."""
+                    duration_s: int, warmup_s: int = 0) -> str:
+    """bash: a warm-up sysbench of `warmup_s` (sysbench 1.0.20 has no --warmup-time; its
+    report is shown only if it fails), then status and server CPU before, the measured sysbench
+    under `time`, status and CPU after. Only the measured sysbench's report reaches stdout;
+    the counters go to COUNTERS (format: parse.mariadb)."""
     status = shlex.join(sql_argv(run_dir, "SHOW GLOBAL STATUS"))
     bench = shlex.join(sysbench_argv(run_dir, tables, table_size, "run", threads, duration_s))
+    lines = ["set -e -o pipefail"]
+    if warmup_s:
+        warm = shlex.join(sysbench_argv(run_dir, tables, table_size, "run", threads, warmup_s))
+        lines.append(f"{warm} > {WARMUP_LOG} 2>&1 || {{ cat {WARMUP_LOG}; exit 1; }}")
     return "\n".join([
-        "set -e -o pipefail",
+        *lines,
         "snap() {",
         '  echo "$1 clock $(date +%s.%N)"',
         f'  echo "$1 server_stat $(cat /proc/$(cat {run_dir}/{PID_FILE})/stat)"',
@@ -216,7 +223,8 @@ class MariaDB(Workload):
             raise AgentError(f"tenant {self.tenant}: no sysbench thread count (neither in the "
                              "spec nor from the host's calibration)")
         script = measured_script(TENANT_RUN_DIR, self.params["tables"],
-                                 self.params["table_size"], self.threads, self.duration_s)
+                                 self.params["table_size"], self.threads, self.duration_s,
+                                 self.warmup_s)
         proc = spawn_into(shell, ["bash", "-c", script], f"sysbench in {self.tenant}",
                           out / runfolder.sysbench_file(self.tenant),
                           out / f"sysbench-{self.tenant}.stderr")

@@ -1,0 +1,176 @@
+"""The mariadb workload on this machine: real MariaDB servers and sysbench clients inside LXC
+containers on a loop device, the bpftrace fsync tracer, and no server left whatever happens.
+Small tables (2 x 2,000 rows) keep each run to a few seconds beside its set-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import VENV_BIN, start_run, system_residue
+from journalbench import runfolder
+from journalbench.agent.workloads.mariadb_server import (
+    DATA_NAME,
+    cache_key,
+    cache_path,
+    our_processes,
+)
+from journalbench.parse.rows import parse_run
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+SMALL = {"tool": "mariadb", "tables": 2, "table_size": 2000}
+
+
+def spec(arm: str, *tenants: tuple[str, int, dict[str, Any]], duration: int = 4
+         ) -> dict[str, Any]:
+    return {"arm": arm, "duration_s": duration, "repetition": 1,
+            "tenants": [{"name": n, "weight": w, "workload": wl} for n, w, wl in tenants]}
+
+
+def finish(proc: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
+    _, stderr = proc.communicate(timeout=timeout)
+    return proc.returncode, stderr
+
+
+def servers(host: dict[str, Any]) -> list[tuple[int, str]]:
+    return our_processes(host["state_dir"] / host["name"])
+
+
+def wait_for(condition: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.2)
+
+
+def test_two_tenants_end_to_end(agent_host, tmp_path):
+    """A 70/30 pair on the shared journal, parsed as tidy parses it: throughput, counters and
+    the tracer agree, and no server is left."""
+    threads = {**SMALL, "threads": 2}
+    out = tmp_path / "run"
+    code, stderr = finish(start_run(spec("shared-journal", ("victim", 700, threads),
+                                         ("neighbour", 300, threads)), agent_host, out))
+    assert code == 0, stderr
+    assert runfolder.is_complete(out)
+    assert not servers(agent_host)
+    runs, samples = parse_run(out)
+    assert {r["tenant"] for r in runs} == {"victim", "neighbour"}
+    for row in runs:
+        assert row["tool"] == "mariadb" and row["workload"] == "mariadb"
+        assert row["beside"] == "mariadb"
+        assert row["ops_s"] > 0 and row["qps"] >= row["ops_s"]
+        assert 0 < row["op_lat_mean_ms"] and 0 < row["op_lat_p95_ms"] <= row["op_lat_p99_ms"]
+        assert row["client_threads"] == 2 and row["client_location"] == "tenant"
+        assert row["db_setup_s"] > 0
+        assert row["db_log_fsyncs"] is None  # MariaDB 10.11 counts them in Innodb_data_fsyncs
+        # every autocommitted INSERT waits for a log flush (a few share one: group commit)
+        assert 0.5 * row["ops_s"] <= row["db_fsyncs_per_s"] <= 1.5 * row["ops_s"]
+        # the kernel saw the server's syscalls that InnoDB counted, within the few
+        # background flushes between the tracer's start and the first status read
+        assert row["fsync_source"] == "bpftrace"
+        assert row["fsync_count"] == pytest.approx(row["db_fsyncs"], rel=0.05, abs=20)
+        assert row["fsync_lat_p50_ms"] > 0
+        assert 0 <= row["client_cpu_share"] <= 1.05 and 0 < row["server_cpu_share"] <= 1.05
+        assert row["cpu_bound"] in (0, 1)
+    per_second = [s for s in samples if s["kind"] == "ops"]
+    assert {s["tenant"] for s in per_second} == {"victim", "neighbour"}
+    for tenant in ("victim", "neighbour"):
+        facts = json.loads((out / runfolder.mariadb_facts_file(tenant)).read_text())
+        assert facts["threads_from"] == "spec"
+        assert "--skip-networking" in facts["server_argv"]
+
+
+def test_calibrated_threads_and_a_cached_datadir(agent_host, tmp_path):
+    """Without `threads`, the host's calibration picks them (and is kept); the prepared data
+    directory is built once and reused by the second run."""
+    out = tmp_path / "run"
+    code, stderr = finish(start_run(spec("journal-accounted", ("victim", 700, SMALL)),
+                                    agent_host, out))
+    assert code == 0, stderr
+    host = json.loads((out / runfolder.HOST).read_text())
+    record = host["calibration"]["mariadb_threads"]
+    steps = [s["threads"] for s in record["steps"]]
+    assert steps[:2] == [1, 2] and record["threads"] in steps
+    assert Path(record["file"]).is_file()
+    facts = json.loads((out / runfolder.mariadb_facts_file("victim")).read_text())
+    assert facts["threads"] == record["threads"]
+    assert facts["threads_from"] == f"calibration {record['file']}"
+    again = tmp_path / "again"
+    code, stderr = finish(start_run(spec("journal-accounted", ("victim", 700, SMALL),
+                                         duration=2), agent_host, again))
+    assert code == 0, stderr
+    cached = json.loads((again / runfolder.mariadb_facts_file("victim")).read_text())
+    assert cached["datadir_cache"]["made_at"] == facts["datadir_cache"]["made_at"]
+    assert cached["setup_s"]["cache"] < 1
+
+
+def test_server_that_does_not_start(agent_host, tmp_path):
+    """A data directory without system tables: the server aborts; one line names the tenant
+    and its log, the run is not landed, nothing is left."""
+    key = cache_key(SMALL["tables"], SMALL["table_size"])
+    tarball = cache_path(agent_host["state_dir"], key)
+    tarball.parent.mkdir(parents=True)
+    (tmp_path / DATA_NAME).mkdir()
+    with tarfile.open(tarball, "w") as archive:
+        archive.add(tmp_path / DATA_NAME, arcname=DATA_NAME)
+    tarball.with_suffix(".json").write_text(json.dumps({**key, "prepare_s": 0}))
+    out = tmp_path / "run"
+    code, stderr = finish(start_run(spec("per-container-journal",
+                                         ("victim", 700, {**SMALL, "threads": 1})),
+                                    agent_host, out))
+    assert code != 0
+    line = stderr.strip().splitlines()[-1]
+    assert "tenant victim" in line and "mariadb-victim.log" in line, line
+    assert not runfolder.is_complete(out)
+    assert not servers(agent_host) and not system_residue(agent_host["name"],
+                                                          agent_host["state_dir"])
+
+
+def test_sysbench_failing_half_way(agent_host, tmp_path):
+    """The victim's server dies while sysbench runs: the run fails on sysbench's FATAL line,
+    naming the tenant and its log."""
+    out = tmp_path / "run"
+    proc = start_run(spec("shared-journal", ("victim", 700, {**SMALL, "threads": 1}),
+                          duration=30), agent_host, out)
+    try:
+        wait_for(lambda: any(c == "sysbench" for _, c in servers(agent_host)), 120, "sysbench")
+        time.sleep(1)
+        (server,) = [p for p, c in servers(agent_host) if c == "mariadbd"]
+        os.kill(server, signal.SIGKILL)
+        code, stderr = finish(proc)
+    finally:
+        proc.kill()
+    assert code != 0
+    line = stderr.strip().splitlines()[-1]
+    assert "sysbench in victim" in line and "sysbench-victim.log" in line, line
+    assert "FATAL" in line, line
+    assert not runfolder.is_complete(out)
+    assert not servers(agent_host)
+
+
+def test_kill_9_of_the_agent_leaves_servers_that_teardown_ends(agent_host, tmp_path):
+    proc = start_run(spec("per-container-journal", ("victim", 700, {**SMALL, "threads": 1}),
+                          ("neighbour", 300, {**SMALL, "threads": 1}), duration=60),
+                     agent_host, tmp_path / "run")
+    try:
+        wait_for(lambda: sum(c == "sysbench" for _, c in servers(agent_host)) == 2, 120,
+                 "two sysbench clients")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+    time.sleep(1)
+    assert sum(c == "mariadbd" for _, c in servers(agent_host)) == 2  # the test tests a leak
+    done = subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host",
+                           str(agent_host["file"])], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not servers(agent_host)
+    assert not system_residue(agent_host["name"], agent_host["state_dir"])

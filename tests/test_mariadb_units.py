@@ -1,0 +1,114 @@
+"""The mariadb workload's pure parts: the thread choice, the command lines, the schema branch,
+and the parser of its counters (on a real counters file of a shared-journal run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixtures.checks import FIXTURES, assert_names_file
+
+from journalbench.agent.workloads import mariadb_calibrate, mariadb_server
+from journalbench.agent.workloads.mariadb import measured_script
+from journalbench.parse import ParseError
+from journalbench.parse.fsync import parse_fsync
+from journalbench.parse.mariadb import CPU_BOUND_SHARE, cpu_bound, parse_counters, parse_facts
+from journalbench.parse.sysbench import parse_sysbench
+
+COUNTERS = FIXTURES / "mariadb" / "counters-shared-journal-t2.txt"
+FACTS = FIXTURES / "mariadb" / "facts-shared-journal-t2.json"
+TRACE = FIXTURES / "fsync" / "mariadb-sysbench-cgroup.txt"
+REPORT = FIXTURES / "sysbench" / "oltp_insert-t2-interval1-histogram.log"
+SCHEMA = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
+
+
+@pytest.mark.parametrize("steps, chosen", [
+    ([(1, 100.0)], 1),
+    ([(1, 100.0), (2, 104.9)], 1),  # under 5%: the second thread only queues
+    ([(1, 100.0), (2, 105.0), (4, 150.0), (8, 151.0)], 4),
+    ([(1, 100.0), (2, 90.0), (4, 300.0)], 1),  # the first doubling that does not gain ends it
+])
+def test_thread_choice(steps, chosen):
+    assert mariadb_calibrate.choose(steps) == chosen
+
+
+def test_server_listens_only_on_its_own_socket_and_reads_no_host_config():
+    argv = mariadb_server.server_argv("/mnt/mariadb", "/run")
+    assert argv[:2] == ["mariadbd", "--no-defaults"]  # --no-defaults must come first
+    assert "--skip-networking" in argv and "--socket=/run/mariadb.sock" in argv
+    assert {"--innodb-flush-method=O_DIRECT", "--innodb-flush-log-at-trx-commit=1",
+            f"--innodb-buffer-pool-size={mariadb_server.BUFFER_POOL_MB}M"} <= set(argv)
+
+
+def test_measured_script_warms_up_apart_and_times_the_client():
+    script = measured_script("/run", 10, 100000, 4, 20, warmup_s=3)
+    warm, measured = [line for line in script.splitlines() if "oltp_insert" in line]
+    assert "--time=3" in warm and "> /run/sysbench-warmup.log" in warm
+    assert measured.startswith("{ time sysbench") and "--time=20" in measured
+    assert "--report-interval=1" in measured and "--histogram=on" in measured
+    assert "--time=" not in measured_script("/run", 1, 100, 1, 5).splitlines()[0]
+
+
+def test_schema_branch_defaults_are_the_modules():
+    workload = json.loads((SCHEMA / "run-spec.schema.json").read_text())["$defs"]["workload"]
+    (branch,) = [b["then"]["properties"] for b in workload["allOf"]
+                 if b["if"]["properties"]["tool"].get("const") == "mariadb"]
+    assert branch["tables"]["default"] == mariadb_server.TABLES
+    assert branch["table_size"]["default"] == mariadb_server.TABLE_SIZE
+    assert branch["threads"]["maximum"] == mariadb_calibrate.MAX_THREADS
+
+
+def test_counters_of_a_real_run():
+    counters = parse_counters(COUNTERS)
+    assert counters.clk_tck == 100
+    assert counters.data_fsyncs == 4994 - 3
+    assert counters.log_fsyncs is None  # MariaDB 10.11 has no Innodb_os_log_fsyncs
+    assert counters.elapsed_s == pytest.approx(1795350881.801701271 - 1795350877.746156934)
+    assert counters.server_cpu_share == pytest.approx((27 + 21 - 2 - 3) / 100 /
+                                                      counters.elapsed_s)
+    assert counters.client_cpu_share == pytest.approx((0.078 + 0.013) / 4.026)
+    # the same run's tracer saw exactly the fdatasync calls InnoDB counted
+    assert parse_fsync(TRACE).count == counters.data_fsyncs
+    assert parse_sysbench(REPORT).threads == parse_facts(FACTS)["threads"] == 2
+
+
+def test_truncated_counters(tmp_path):
+    lines = COUNTERS.read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if line.startswith("client_cpu"))
+    path = tmp_path / "mariadb-victim-counters.txt"
+    path.write_text("\n".join(lines[:cut]) + "\n")
+    with pytest.raises(ParseError) as error:
+        parse_counters(path)
+    assert "truncated" in assert_names_file(error, path, cut)
+
+
+def test_counters_without_the_fsync_counter(tmp_path):
+    path = tmp_path / "mariadb-victim-counters.txt"
+    path.write_text("".join(line for line in COUNTERS.read_text().splitlines(keepends=True)
+                            if "Innodb_data_fsyncs" not in line))
+    with pytest.raises(ParseError) as error:
+        _ = parse_counters(path).data_fsyncs
+    assert "Innodb_data_fsyncs" in assert_names_file(error, path)
+
+
+def test_facts_missing_a_field(tmp_path):
+    facts = json.loads(FACTS.read_text())
+    del facts["client_location"]
+    path = tmp_path / "mariadb-victim.json"
+    path.write_text(json.dumps(facts))
+    with pytest.raises(ParseError) as error:
+        parse_facts(path)
+    assert "client_location" in assert_names_file(error, path)
+
+
+@pytest.mark.parametrize("guest, client, server, flag", [
+    (None, None, None, None),  # a fio tenant in a container: nothing measured
+    (None, 0.3, CPU_BOUND_SHARE - 0.3 - 0.01, 0),
+    (None, 0.3, CPU_BOUND_SHARE - 0.3, 1),
+    (1, 0.1, 0.1, 1),  # the guest's own flag stands
+    (0, None, None, 0),
+])
+def test_cpu_bound(guest, client, server, flag):
+    row = {"cpu_bound": guest, "client_cpu_share": client, "server_cpu_share": server}
+    assert cpu_bound(row) == flag
