@@ -27,7 +27,7 @@ from journalbench import experiments, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser or a column changes: every cached run is then parsed again
-PARSER_VERSION = "5"
+PARSER_VERSION = "6"
 CACHE = "cache"
 
 RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -41,6 +41,10 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("failed_ops", "int64"),
     ("op_lat_mean_ms", "float64"), ("op_lat_p95_ms", "float64"), ("op_lat_p99_ms", "float64"),
     ("aof_bytes", "int64"), ("aof_bytes_loaded", "int64"), ("load_s", "float64"),
+    ("qps", "float64"), ("client_threads", "int64"), ("client_location", "string"),
+    ("client_cpu_share", "float64"), ("server_cpu_share", "float64"),
+    ("db_fsyncs", "int64"), ("db_fsyncs_per_s", "float64"), ("db_log_fsyncs", "int64"),
+    ("db_setup_s", "float64"),
     ("fsync_source", "string"), ("fsync_count", "int64"), ("fsync_per_s", "float64"),
     ("fsync_lat_mean_ms", "float64"), ("fsync_lat_p50_ms", "float64"),
     ("fsync_lat_p99_ms", "float64"),

@@ -22,7 +22,7 @@ from typing import Any
 
 from journalbench import runfolder
 from journalbench.agent.arms import VM
-from journalbench.parse import ParseError, problem
+from journalbench.parse import ParseError, mariadb, problem
 from journalbench.parse.fio import parse_fio, summarise
 from journalbench.parse.fsync import parse_fsync
 from journalbench.parse.guest import parse_guest
@@ -150,7 +150,9 @@ def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[st
             "fsync_per_s": fio.fsync_per_s, "fsync_lat_mean_ms": ms(fio.fsync_mean_ns),
             "fsync_lat_p50_ms": ms(fio.fsync_p50_ns), "fsync_lat_p99_ms": ms(fio.fsync_p99_ns),
         }
-    if tool == "sysbench":
+    if tool == "mariadb":
+        row = mariadb.tool_columns(folder, tenant)
+    elif tool == "sysbench":
         bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
         row = {"tool_version": f"sysbench {bench.version}", "tool_runtime_s": bench.total_time_s,
                "ops_s": bench.tps, "failed_ops": bench.ignored_errors}
@@ -209,13 +211,17 @@ def redis_columns(folder: Path, tenant: str) -> dict[str, Any]:
 def ops_rows(folder: Path, ids: dict[str, Any], tenants: list[dict[str, Any]]
              ) -> list[dict[str, Any]]:
     """Operations per status interval of every YCSB tenant (kind 'ops'; t from its first
-    status line, not the sampler's clock)."""
+    status line, not the sampler's clock), and per --report-interval of every sysbench
+    (mariadb) tenant (t from sysbench's start)."""
     rows = []
     for tenant in tenants:
         name = tenant["name"]
-        if tenant["workload"]["tool"] in ("fio", "sysbench", "mariadb"):
+        tool = tenant["workload"]["tool"]
+        if tool in ("fio", "sysbench"):
             continue
-        for t, dt, ops in per_second(read_ycsb(folder, name)):
+        seconds = (mariadb.per_second(folder, name) if tool == "mariadb"
+                   else per_second(read_ycsb(folder, name)))
+        for t, dt, ops in seconds:
             rows.append({
                 **ids, "t": round(t, 3), "dt": round(dt, 3), "kind": "ops", "source": name,
                 "tenant": name, "cgroup": None, "read_bytes": None, "write_bytes": None,
@@ -353,8 +359,10 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             **tool_columns(folder, tenant["name"], workload),
             **shares[tenant["name"]],
             **guest_columns(folder, tenant["name"], spec["arm"]),
+            **mariadb.db_columns(folder, tenant["name"], workload["tool"]),
             **host,
         })
+        runs[-1]["cpu_bound"] = mariadb.cpu_bound(runs[-1])
     return runs, sample_rows(samples_path, ids, samples) + ops_rows(folder, ids, tenants)
 
 
