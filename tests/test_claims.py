@@ -1,119 +1,322 @@
-"""Claim tests and verdict rules, on small tables whose answer is known."""
+"""Verdicts on constructed tables whose answer is known: each verdict class, the preconditions,
+the tests' statistics against scipy/statsmodels, Holm over claims, starvation flags."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
+from statsmodels.stats.weightstats import ttost_ind
 
-from journalbench import claims
+from journalbench import claims, stats
+from journalbench.claims import checks, power, preconditions, registry
+from journalbench.claims.verdicts import (
+    CONTRADICTED,
+    INCONCLUSIVE,
+    PARTIAL,
+    REPRODUCED,
+    UNTESTABLE,
+)
 
-
-def row(run: str, arm: str, tenant: str, preset: str, beside: str, **values) -> dict:
-    return {"campaign": "t", "host": "h", "run_id": run, "arm": arm, "tenant": tenant,
-            "preset": preset, "workload": preset, "beside": beside, "bs": "64k",
-            "n_tenants": 2, "device_fsync_lat_ms": 0.1, **values}
-
-
-def experiments(membership: dict[str, tuple[str, str]]) -> pd.DataFrame:
-    """The experiments table of campaign "t": run id -> (experiment id, its claims)."""
-    return pd.DataFrame([{"campaign": "t", "run_id": run, "experiment": experiment,
-                          "claims": claims_, "condition": None, "arm": "shared-journal",
-                          "repetition": 1}
-                         for run, (experiment, claims_) in membership.items()])
-
-
-def c8_runs(beside_no: list[float], beside_high: list[float]) -> tuple[pd.DataFrame, ...]:
-    """(runs, experiments) of a high-fsync victim beside no- and high-fsync neighbours."""
-    rows = [row(f"a{i}", "shared-journal", "victim", "high-fsync", "no-fsync",
-                throughput_mb_s=v) for i, v in enumerate(beside_no)]
-    rows += [row(f"b{i}", "shared-journal", "victim", "high-fsync", "high-fsync",
-                 throughput_mb_s=v) for i, v in enumerate(beside_high)]
-    runs = pd.DataFrame(rows).reindex(columns=[*rows[0], "fsync_lat_mean_ms", "achieved_share",
-                                               "shared_jbd2_share"])
-    return runs, experiments({r["run_id"]: ("high-fsync-victim", "C8 C9") for r in rows})
+COLUMNS = ["campaign", "host", "hostname", "run_id", "arm", "tenant", "preset", "workload",
+           "beside", "bs", "n_tenants", "device_profile", "device_fsync_lat_ms",
+           "throughput_mb_s", "fsync_lat_mean_ms", "fsync_per_s", "achieved_share",
+           "shared_jbd2_share", "target_share", "virt_accel", "cpu_bound", "ref_high_fsync_ms",
+           "ref_high_fsync_per_s", "tool_runtime_s"]
 
 
-def test_a_clear_ordering_is_supported():
-    tests = claims.test_table(*c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50]))
-    c8 = tests[tests["claim"] == "C8"].iloc[0]
-    assert c8["outcome"] == "supported" and c8["p_holm"] < 0.05
+class Plan:
+    """Constructed runs of campaign "t" and the experiments table saying which claims each
+    run tests."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+        self.members: list[dict] = []
+
+    def run(self, claims_: str, arm: str, tenants: list[dict], **common: object) -> str:
+        run = f"{arm}-{len(self.members):04d}"
+        for tenant in tenants:
+            self.rows.append({"campaign": "t", "host": "h", "hostname": "box", "run_id": run,
+                              "arm": arm, "n_tenants": len(tenants), "bs": "64k",
+                              "device_profile": "native", "device_fsync_lat_ms": 0.1,
+                              "tool_runtime_s": 10.0, **common, **tenant})
+        self.members.append({"campaign": "t", "run_id": run, "experiment": claims_,
+                             "claims": claims_, "condition": None, "arm": arm,
+                             "repetition": 1})
+        return run
+
+    def victim_runs(self, claims_: str, arm: str, preset: str, beside: str, column: str,
+                    values: list[float], **common: object) -> None:
+        for value in values:
+            self.run(claims_, arm, [{"tenant": "victim", "preset": preset, "workload": preset,
+                                     "beside": beside, "target_share": 0.7, column: value}],
+                     **common)
+
+    def regime(self, fsync_ms: float, per_s: float) -> None:
+        """High-fsync-alone runs: the device's journal regime."""
+        self.victim_runs("C8", "shared-journal", "high-fsync", "alone", "fsync_lat_mean_ms",
+                         [fsync_ms] * 3, fsync_per_s=per_s, throughput_mb_s=100.0)
+
+    def tables(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        runs = pd.DataFrame(self.rows).reindex(columns=COLUMNS)
+        samples = pd.DataFrame(columns=["campaign", "host", "run_id", "tenant", "kind", "dt",
+                                        "t", "bytes"])
+        return runs, samples, pd.DataFrame(self.members)
+
+    def verdicts(self) -> pd.DataFrame:
+        table, _, _ = claims.ledger(*self.tables())
+        return table.set_index("claim")
 
 
-def test_the_opposite_ordering_is_not_reproduced():
-    tests = claims.test_table(*c8_runs([50, 51, 49, 52, 50], [100, 101, 99, 102, 100]))
-    assert tests[tests["claim"] == "C8"].iloc[0]["outcome"] == "opposite direction"
+def c10(plan: Plan, no: list[float], high: list[float], jbd2_no: float = 0.01,
+        jbd2_high: float = 0.03) -> None:
+    """Low-fsync victims beside a no- and a high-fsync neighbour (shares, jbd2 shares)."""
+    for beside, shares, jbd2 in (("no-fsync", no, jbd2_no), ("high-fsync", high, jbd2_high)):
+        for i, value in enumerate(shares):
+            plan.run("C10", "shared-journal", [{"tenant": "victim", "preset": "low-fsync",
+                                                "workload": "low-fsync", "beside": beside,
+                                                "target_share": 0.7, "achieved_share": value,
+                                                "shared_jbd2_share": jbd2 * (1 + i / 100)}])
 
 
-def test_noise_is_not_significant():
-    tests = claims.test_table(*c8_runs([100, 60, 140, 90, 110], [95, 150, 55, 100, 105]))
-    assert tests[tests["claim"] == "C8"].iloc[0]["outcome"] in ("not significant",
-                                                                "opposite direction")
+JOURNAL_BOUND = (20.0, 12.0)  # 20 ms x 12 fsync/s: 24% of the time in fsync (the thesis's)
 
 
-def test_share_equivalence_needs_the_share_near_target():
-    near = claims.Test("C3", "x", "share", np.array([0.69, 0.71, 0.70, 0.72, 0.68]), target=0.7)
-    far = claims.Test("C3", "x", "share", np.array([0.50, 0.52, 0.49, 0.51, 0.50]), target=0.7)
-    assert near.p_value() < 0.01
-    assert far.p_value() > 0.5
+def test_clear_effects_are_reproduced() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    verdict = plan.verdicts().loc["C10"]
+    assert verdict["verdict"] == REPRODUCED, verdict["why"]
 
 
-def test_constant_means_within_the_ratio_margin():
-    same = claims.Test("C18", "x", "equivalent", np.array([10, 10.2, 9.9, 10.1, 10.0]),
-                       np.array([10.1, 9.9, 10.0, 10.2, 9.8]))
-    double = claims.Test("C18", "x", "equivalent", np.array([20, 20.2, 19.9, 20.1, 20.0]),
-                         np.array([10.1, 9.9, 10.0, 10.2, 9.8]))
-    assert same.p_value() < 0.01
-    assert double.p_value() > 0.5
+def test_a_significant_opposite_is_contradicted() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.40, 0.42, 0.39, 0.41, 0.40], [0.70, 0.69, 0.71, 0.70, 0.72])
+    verdict = plan.verdicts().loc["C10"]
+    assert verdict["verdict"] == CONTRADICTED and "the other way" in verdict["why"]
 
 
-def test_every_claim_gets_a_row_per_host_and_missing_data_says_so():
-    table = claims.verdicts(*c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50]))
-    assert list(table["claim"]) == [f"C{i}" for i in range(1, 24)]
-    verdict = dict(zip(table["claim"], table["verdict"], strict=True))
-    assert verdict["C8"] == "reproduced"
-    assert verdict["C3"] == "not measured yet"
-    assert verdict["C5"] == "not measured yet"
-    assert "vm arm" in table.set_index("claim").loc["C8", "note"]
+def test_noise_is_inconclusive_with_the_detectable_effect() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.40, 0.60, 0.50, 0.65], [0.55, 0.68, 0.45, 0.62, 0.50])
+    verdict = plan.verdicts().loc["C10"]
+    assert verdict["verdict"] == INCONCLUSIVE
+    assert "smallest detectable x" in verdict["why"]
 
 
-@pytest.mark.parametrize(("outcomes", "expected"), [
-    (["supported", "supported"], "reproduced"),
-    (["supported", "not significant"], "not reproduced"),
-    (["not measured"], "not measured yet"),
+def test_a_device_outside_the_journal_regime_is_not_testable() -> None:
+    plan = Plan()
+    plan.regime(0.05, 100.0)  # 0.5% of the writer's time in fsync
+    c10(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    verdict = plan.verdicts().loc["C10"]
+    assert verdict["verdict"] == UNTESTABLE and "below 10%" in verdict["why"]
+
+
+def test_an_unknown_regime_is_not_testable_and_the_calibration_counts() -> None:
+    plan = Plan()
+    c10(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    assert plan.verdicts().loc["C10", "verdict"] == UNTESTABLE
+    for row in plan.rows:  # the device profile's calibration: 19.5 ms at 15.4 fsync/s
+        row.update(ref_high_fsync_ms=19.5, ref_high_fsync_per_s=15.4)
+    assert plan.verdicts().loc["C10", "verdict"] == REPRODUCED
+
+
+def equivalence_runs(plan: Plan, beside_no: list[float], beside_other: list[float]) -> None:
+    plan.victim_runs("C18", "journal-accounted", "high-fsync", "no-fsync", "throughput_mb_s",
+                     beside_no)
+    for beside in ("low-fsync", "high-fsync"):
+        plan.victim_runs("C18", "journal-accounted", "high-fsync", beside, "throughput_mb_s",
+                         beside_other)
+
+
+def test_an_interval_entirely_outside_the_margin_is_contradicted() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    equivalence_runs(plan, [30, 35, 28, 33, 31], [220, 230, 215, 228, 240])
+    verdict = plan.verdicts().loc["C18"]
+    assert verdict["verdict"] == CONTRADICTED
+    assert "entirely outside its margin" in verdict["why"] and "90% interval" in verdict["why"]
+
+
+def test_a_stable_victim_is_only_partially_measured_without_the_vm() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    equivalence_runs(plan, [100, 101, 99, 100, 102], [100, 99, 101, 100, 98])
+    verdict = plan.verdicts().loc["C18"]
+    assert verdict["verdict"] == PARTIAL and "no vm runs" in verdict["why"]
+
+
+def split_runs(plan: Plan, arm: str, shares: list[float], **common: object) -> None:
+    for share in shares:
+        plan.run("C3", arm, [
+            {"tenant": "victim", "preset": "no-fsync", "workload": "no-fsync",
+             "beside": "no-fsync", "target_share": 0.7, "achieved_share": share},
+            {"tenant": "neighbour", "preset": "no-fsync", "workload": "no-fsync",
+             "beside": "no-fsync", "target_share": 0.3, "achieved_share": 1 - share}],
+            **common)
+
+
+HELD = [0.70, 0.71, 0.69, 0.70, 0.72]
+
+
+@pytest.mark.parametrize(("vm", "expected", "words"), [
+    (None, PARTIAL, "no vm runs"),
+    ({"virt_accel": "tcg", "cpu_bound": 0}, REPRODUCED, "every check"),
+    ({"virt_accel": "kvm", "cpu_bound": 1}, REPRODUCED, "every check"),
+    ({"virt_accel": "tcg", "cpu_bound": 1}, PARTIAL, "not testable here (VM under TCG"),
 ])
-def test_a_claim_needs_every_test(outcomes, expected):
-    tests = pd.DataFrame({"outcome": outcomes})
-    assert claims.claim_verdict("C10", tests)[0] == expected
+def test_the_vm_half_of_c3(vm: dict | None, expected: str, words: str) -> None:
+    plan = Plan()
+    for arm in ("shared-journal", "per-container-journal", "journal-accounted"):
+        split_runs(plan, arm, HELD)
+    if vm is not None:
+        split_runs(plan, "vm", HELD, **vm)
+    verdict = plan.verdicts().loc["C3"]
+    assert verdict["verdict"] == expected and words in verdict["why"], verdict["why"]
 
 
-def test_io_size_runs_are_only_the_c4_pairs():
-    from journalbench import analysis
-
-    rows = [
-        row("c4", "shared-journal", "victim", "no-fsync", "no-fsync", bs="16k"),
-        row("c4", "shared-journal", "neighbour", "no-fsync", "no-fsync"),
-        row("base", "shared-journal", "victim", "randread-16k", "randread-16k", bs="16k"),
-        row("base", "shared-journal", "neighbour", "randread-16k", "randread-16k", bs="16k"),
-        row("solo", "shared-journal", "victim", "no-fsync", "alone", bs="16k", n_tenants=1),
-    ]
-    plan = experiments({"c4": ("io-size-vs-weight", "C4"), "base": ("base-pair", "C2"),
-                        "solo": ("io-size-alone", "C4")})
-    assert set(analysis.io_size(pd.DataFrame(rows), plan)["run_id"]) == {"c4"}
+def base_alone(plan: Plan, arm: str, value: float, **common: object) -> None:
+    for workload, bs in (("randread-16k", "16k"), ("randwrite-16k", "16k"),
+                         ("seqread-64k", "64k"), ("seqwrite-64k", "64k")):
+        for i in range(4):
+            plan.run("C1", arm, [{"tenant": "victim", "preset": workload,
+                                  "workload": workload, "beside": "alone", "bs": bs,
+                                  "target_share": 1.0,
+                                  "throughput_mb_s": value * (1 + i / 50)}], **common)
 
 
-def test_runs_of_no_experiment_test_no_claim():
-    runs, plan = c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50])
-    tests = claims.test_table(runs, plan[plan["run_id"].str.startswith("a")])
-    assert tests[tests["claim"] == "C8"].iloc[0]["outcome"] == "not measured"
+def test_a_cpu_bound_tcg_vm_makes_c1_not_testable_and_kvm_tests_it() -> None:
+    plan = Plan()
+    base_alone(plan, "shared-journal", 200.0)
+    base_alone(plan, "vm", 50.0, virt_accel="tcg", cpu_bound=1)
+    verdict = plan.verdicts().loc["C1"]
+    assert verdict["verdict"] == UNTESTABLE and "CPU-bound" in verdict["why"]
+    for row in plan.rows:
+        if row["arm"] == "vm":
+            row["virt_accel"] = "kvm"
+    assert plan.verdicts().loc["C1", "verdict"] == REPRODUCED
 
 
-def test_each_host_is_its_own_family():
-    runs, plan = c8_runs([100, 101, 99, 102, 100], [50, 51, 49, 52, 50])
-    noisy, _ = c8_runs([100, 60, 140, 90, 110], [95, 150, 55, 100, 105])
-    both = pd.concat([runs, noisy.assign(host="other")], ignore_index=True)
-    tests = claims.host_tests(both, plan)
-    for host, alone in (("h", runs), ("other", noisy.assign(host="other"))):
-        mine = tests[tests["host"] == host].drop(columns="host").reset_index(drop=True)
-        pd.testing.assert_frame_equal(mine, claims.test_table(alone, plan))
-    assert set(claims.verdicts(both, plan)["host"]) == {"h", "other"}
+def test_claims_without_checks_are_pending() -> None:
+    plan = Plan()
+    c10(plan, HELD, HELD)
+    table = plan.verdicts()
+    assert list(table.index) == [f"C{i}" for i in range(1, 24)]
+    assert table.loc["C5", "verdict"] == PARTIAL and "MariaDB" in table.loc["C5", "why"]
+    assert table.loc["C22", "verdict"] == PARTIAL and "Redis" in table.loc["C22", "why"]
+    assert table.loc["C8", "verdict"] == PARTIAL and "nothing measured" in table.loc["C8", "why"]
+
+
+def test_holm_runs_over_claims_not_checks() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    for arm in ("shared-journal", "per-container-journal", "journal-accounted"):
+        split_runs(plan, arm, HELD)
+    table = plan.verdicts()
+    tested = table.dropna(subset=["p_for"])
+    assert set(tested.index) == {"C3", "C10"}  # 5 checks, 2 claims: a family of 2
+    expected = stats.holm(tested["p_for"])[1]
+    assert tested["p_for_holm"].tolist() == pytest.approx(expected.tolist())
+    # the claim's p is its weakest check's (intersection-union)
+    _, checks_, _ = claims.ledger(*plan.tables())
+    c10_checks = checks_[checks_["claim"] == "C10"]
+    assert table.loc["C10", "p_for"] == pytest.approx(c10_checks["p_for"].max())
+
+
+def values(*arrays: list[float]) -> list[np.ndarray]:
+    return [np.array(a, dtype=float) for a in arrays]
+
+
+A, B = values([120, 131, 118, 125, 140], [100, 97, 110, 104, 99])
+
+
+def test_one_sided_p_both_ways_come_from_one_welch_statistic() -> None:
+    check = checks.Check("C0", "x", checks.RATIO, pd.DataFrame(), A, B)
+    result = checks.evaluate(check)
+    reference = sps.ttest_ind(np.log(A), np.log(B), equal_var=False, alternative="greater")
+    assert result.p_for == pytest.approx(reference.pvalue)
+    assert result.p_for + result.p_against == pytest.approx(1.0)
+    check.direction = -1
+    flipped = checks.evaluate(check)
+    assert (flipped.p_for, flipped.p_against) == pytest.approx((result.p_against, result.p_for))
+
+
+def test_paired_is_a_t_on_per_run_log_ratios() -> None:
+    check = checks.Check("C0", "x", checks.PAIRED, pd.DataFrame(), A, B)
+    reference = sps.ttest_rel(np.log(A), np.log(B), alternative="greater")
+    assert checks.evaluate(check).p_for == pytest.approx(reference.pvalue)
+
+
+def test_equivalence_p_is_statsmodels_tost_and_contradiction_its_mirror() -> None:
+    check = checks.equivalent("C0", "x", pd.DataFrame({"v": A}), pd.DataFrame({"v": B}), "v")
+    result = checks.evaluate(check)
+    tost = ttost_ind(np.log(A), np.log(B), -np.log(1.2), np.log(1.2), usevar="unequal")[0]
+    assert result.p_for == pytest.approx(tost)
+    far = checks.equivalent("C0", "x", pd.DataFrame({"v": A * 7}), pd.DataFrame({"v": B}), "v")
+    outside = checks.evaluate(far)
+    assert outside.p_against < 0.001 and outside.tost_low > 1.2
+
+
+def test_trend_is_the_least_squares_slope() -> None:
+    levels = np.repeat([0.0, 1.0, 2.0], 4)
+    y = np.exp(np.array([0, 0.1, -0.1, 0.05, 0.3, 0.2, 0.4, 0.35, 0.6, 0.7, 0.5, 0.65]))
+    check = checks.Check("C0", "x", checks.TREND, pd.DataFrame(), y, levels=levels)
+    result = checks.evaluate(check)
+    fit = sps.linregress(levels, np.log(y), alternative="greater")
+    assert np.log(result.effect) == pytest.approx(fit.slope)
+    assert result.p_for == pytest.approx(fit.pvalue)
+
+
+def test_detectable_effect_is_where_power_reaches_80_percent() -> None:
+    from statsmodels.stats.power import TTestIndPower
+
+    t = stats.welch_t(np.log(A), np.log(B))
+    effect = stats.detectable("two-sample", t, 0.05, n_a=5)
+    achieved = TTestIndPower().power(effect / t.sd, nobs1=5, ratio=1.0, alpha=0.05,
+                                     alternative="larger")
+    assert achieved == pytest.approx(0.8, abs=1e-3)
+    # and a design needing more runs for a smaller effect
+    assert stats.runs_needed("two-sample", effect / 2, t.sd, 0.05) > 5
+    assert stats.runs_needed("two-sample", effect, t.sd, 0.05) == 5
+
+
+def test_power_plan_lists_each_measured_check() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.40, 0.60, 0.50, 0.65], [0.55, 0.68, 0.45, 0.62, 0.50])
+    table, checks_, _ = claims.ledger(*plan.tables())
+    needed = power.plan(table, checks_)
+    assert set(needed["claim"]) == {"C10"} and len(needed) == 2
+    by_test = needed.set_index("test")["runs_needed"]
+    noisy = by_test[by_test.index.str.contains("low-fsync 70% tenant's share")].iloc[0]
+    steady = by_test[by_test.index.str.contains("jbd2")].iloc[0]  # 1% spread, thesis x2.8
+    assert noisy > 5 and steady < 5
+
+
+def test_starvation_flags_a_zero_second_while_the_tool_runs() -> None:
+    runs = pd.DataFrame([
+        {"campaign": "t", "host": "h", "run_id": "r", "tenant": name, "arm": "a",
+         "target_share": share, "achieved_share": got, "tool_runtime_s": 3.0, "n_tenants": 2}
+        for name, share, got in (("victim", 0.7, 0.5), ("neighbour", 0.3, 0.5))])
+    samples = pd.DataFrame([
+        {"campaign": "t", "host": "h", "run_id": "r", "tenant": tenant, "kind": "tenant",
+         "t": t, "dt": dt, "bytes": b}
+        for tenant, series in (("victim", [(1, 1, 5), (2, 1, 0), (3, 1, 5)]),
+                               ("neighbour", [(1, 1, 5), (2, 1, 5), (3, 1, 5), (3.3, 0.3, 0)]))
+        for t, dt, b in series])
+    flags = stats.starvation(runs, samples).set_index("tenant")
+    assert flags.loc["victim", "zero_seconds"] == 1 and flags.loc["victim", "starved"]
+    assert not flags.loc["neighbour", "starved"]  # its zero is after the tool stopped
+    runs.loc[runs["tenant"] == "neighbour", "achieved_share"] = 0.05  # < 0.3 / 4
+    assert stats.starvation(runs, samples).set_index("tenant").loc["neighbour", "starved"]
+
+
+def test_every_registered_claim_is_in_the_catalog_and_preconditions_are_described() -> None:
+    assert set(registry.BUILDERS) | set(registry.PENDING) <= set(claims.CLAIMS)
+    assert set(preconditions.DESCRIPTIONS) == {preconditions.VM_CPU,
+                                               preconditions.JOURNAL_REGIME}

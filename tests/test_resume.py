@@ -20,7 +20,7 @@ from journalbench import campaign, locks, runfolder
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 CAMPAIGN = f"pytest-resume-{os.getpid()}"
-NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "claims"]
+NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes"]
 
 
 @pytest.fixture
@@ -158,7 +158,7 @@ def test_killed_campaign_resumes_with_the_same_command(workdir, campaign_file, h
     for name in NOTEBOOKS:
         assert (notebooks / f"{name}.ipynb").stat().st_size > 0
     assert (workdir / "results" / "claims.md").read_text().startswith(
-        f"# Claims verdicts: campaign {CAMPAIGN}")
+        f"# Claims ledger: campaigns {CAMPAIGN}")
     assert not system_residue(name, host["state_dir"])
     assert not locks.workflow_processes(workdir)
     assert not any((workdir / ".snakemake" / "locks").glob("*.lock"))

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "journalbench.remote_cli",  # check-host, deploy, run-remote, recover
     "journalbench.dispatch",  # dispatch, status
     "journalbench.locks",  # unlock
+    "journalbench.claims_cli",  # claims, power
 )
 HOST_HELP = "host name in hosts/ or host file path"
 

@@ -244,3 +244,173 @@ def slowdowns(runs: pd.DataFrame, value: str) -> pd.DataFrame:
     merged["slowdown"] = [slowdown(a, t) for a, t in zip(merged["alone"], merged[value],
                                                          strict=True)]
     return merged[[*keys, "run_id", "tenant", "beside", value, "alone", "slowdown"]]
+
+
+# -- one-sided tests, equivalence, power ------------------------------------------------------
+# Every test of a claim is a t statistic (estimate, standard error, degrees of freedom) read in
+# both directions: the p-value for the claimed direction and the one for the opposite come from
+# the same statistic, and so do its intervals. The distributions are scipy's and statsmodels'.
+
+POWER = 0.8
+
+
+@dataclass(frozen=True)
+class TStat:
+    estimate: float
+    se: float
+    df: float
+    n: int
+    sd: float  # spread of one observation: the scale power calculations use
+
+    def _tail(self, null: float, upper: bool) -> float:
+        if self.se == 0:  # constant data: the estimate is exact
+            if self.estimate == null:
+                return 0.5
+            return float((self.estimate > null) == upper)
+        t = (self.estimate - null) / self.se
+        return float(stats.t.sf(t, self.df) if upper else stats.t.cdf(t, self.df))
+
+    def p_above(self, null: float = 0.0) -> float:
+        """One-sided p of H1: true value > null."""
+        return self._tail(null, upper=True)
+
+    def p_below(self, null: float = 0.0) -> float:
+        """One-sided p of H1: true value < null."""
+        return self._tail(null, upper=False)
+
+    def interval(self, confidence: float = CONFIDENCE) -> tuple[float, float]:
+        half = float(stats.t.ppf(0.5 + confidence / 2, self.df)) * self.se
+        return self.estimate - half, self.estimate + half
+
+    def within(self, low: float, high: float) -> float:
+        """TOST p of H1: low < true value < high (the larger of the two one-sided p)."""
+        return max(self.p_above(low), self.p_below(high))
+
+    def outside(self, low: float, high: float) -> float:
+        """p of H1: the true value lies beyond the band, on the side the estimate is on; its
+        1 - 2 alpha interval then lies entirely outside [low, high]."""
+        return min(self.p_above(high), self.p_below(low))
+
+
+def welch_t(a: Sequence[float], b: Sequence[float]) -> TStat:
+    """mean(a) - mean(b), Welch's standard error and Satterthwaite's degrees of freedom."""
+    from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
+
+    x, y = clean(a, "a"), clean(b, "b")
+    if x.size < 2 or y.size < 2:
+        raise ValueError(f"a two-sample test needs 2 values per side, got {x.size} and {y.size}")
+    compare = CompareMeans(DescrStatsW(x), DescrStatsW(y))
+    pooled = np.sqrt(((x.size - 1) * x.var(ddof=1) + (y.size - 1) * y.var(ddof=1))
+                     / (x.size + y.size - 2))
+    return TStat(float(x.mean() - y.mean()), float(compare.std_meandiff_separatevar),
+                 float(compare.dof_satt()), int(x.size + y.size), float(pooled))
+
+
+def one_sample_t(values: Sequence[float]) -> TStat:
+    """mean(values) with its standard error (n - 1 degrees of freedom): also the paired test,
+    on per-run differences."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    x = clean(values)
+    if x.size < 2:
+        raise ValueError(f"a one-sample test needs 2 values, got {x.size}")
+    described = DescrStatsW(x)
+    return TStat(float(described.mean), float(described.std_mean), float(x.size - 1),
+                 int(x.size), float(described.std))
+
+
+def slope_t(levels: Sequence[float], values: Sequence[float]) -> TStat:
+    """Least-squares slope of values on levels (a linear trend test across ordered
+    conditions), with its standard error and n - 2 degrees of freedom."""
+    import statsmodels.api as sm
+
+    x, y = clean(levels, "levels"), clean(values, "values")
+    if x.size != y.size or x.size < 3 or np.unique(x).size < 2:
+        raise ValueError("a trend test needs 3 values over at least 2 levels")
+    fit = sm.OLS(y, sm.add_constant(x)).fit()
+    return TStat(float(fit.params[1]), float(fit.bse[1]), float(fit.df_resid), int(x.size),
+                 float(np.sqrt(fit.scale)))
+
+
+def sxx(levels: Sequence[float]) -> float:
+    x = clean(levels, "levels")
+    return float(((x - x.mean()) ** 2).sum())
+
+
+def detectable(design: str, stat: TStat, alpha: float, power: float = POWER,
+               n_a: int | None = None, levels: Sequence[float] | None = None) -> float:
+    """The smallest true effect (on the statistic's own scale, > 0) a one-sided test of this
+    design detects with probability `power` at level `alpha`, given the spread observed.
+    design: "two-sample" (n_a of the stat's n in the first group), "one-sample", "slope"."""
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    if design == "two-sample":
+        n_b = stat.n - n_a
+        d = TTestIndPower().solve_power(nobs1=n_a, ratio=n_b / n_a, alpha=alpha, power=power,
+                                        alternative="larger")
+        return float(d) * stat.sd
+    if design == "one-sample":
+        d = TTestPower().solve_power(nobs=stat.n, alpha=alpha, power=power,
+                                     alternative="larger")
+        return float(d) * stat.sd
+    if design == "slope":
+        # the slope's t has noncentrality beta sqrt(Sxx) / sd on n - 2 degrees of freedom:
+        # a one-sample t of n - 1 observations with d = beta sqrt(Sxx / (n - 1)) / sd
+        d = TTestPower().solve_power(nobs=stat.n - 1, alpha=alpha, power=power,
+                                     alternative="larger")
+        return float(d) * stat.sd * np.sqrt((stat.n - 1) / sxx(levels))
+    raise ValueError(f"unknown design {design!r}")
+
+
+def runs_needed(design: str, effect: float, sd: float, alpha: float, power: float = POWER,
+                levels: int = 3, limit: int = 10_000) -> int:
+    """Repetitions per condition for a one-sided test of this design to detect `effect` (on
+    the scale of `sd`) with probability `power` at level `alpha`; for "slope", `levels`
+    equally spaced conditions of that many repetitions each. `limit` + 1 means "more than
+    limit"."""
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    if effect <= 0 or sd <= 0:
+        raise ValueError("the effect and the spread must be positive")
+    d = effect / sd
+    for n in range(2, limit + 1):
+        if design == "two-sample":
+            achieved = TTestIndPower().power(d, nobs1=n, ratio=1.0, alpha=alpha,
+                                             alternative="larger")
+        elif design == "one-sample":
+            achieved = TTestPower().power(d, nobs=n, alpha=alpha, alternative="larger")
+        elif design == "slope":
+            total = n * levels
+            spread = n * sxx(np.arange(levels, dtype=float))
+            achieved = TTestPower().power(d * np.sqrt(spread / (total - 1)), nobs=total - 1,
+                                          alpha=alpha, alternative="larger")
+        else:
+            raise ValueError(f"unknown design {design!r}")
+        if achieved >= power:
+            return n
+    return limit + 1
+
+
+# -- starvation ------------------------------------------------------------------------------
+
+FULL_SECOND = 0.9  # a sampling interval this long counts as a full second (the last is short)
+STARVED_SHARE = 0.25  # a tenant getting under a quarter of what its weight promises is starved
+
+
+def starvation(runs: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
+    """Per run and tenant: full seconds with zero bytes while its tool ran (it had work), its
+    share against what its weight promises, and `starved` when either says it was denied the
+    disk (a zero second, or a share below a quarter of the promise)."""
+    keys = ["campaign", "host", "run_id", "tenant"]
+    tenants = runs[[*keys, "arm", "target_share", "achieved_share", "tool_runtime_s",
+                    "n_tenants"]].copy()
+    rows = samples[(samples["kind"] == "tenant") & (samples["dt"] >= FULL_SECOND)]
+    rows = rows.merge(tenants[[*keys, "tool_runtime_s"]], on=keys, how="inner")
+    # an interval ending after the tool stopped is not a second in which the tenant had work
+    working = rows[rows["t"] <= rows["tool_runtime_s"] + 0.05]
+    zero = working[working["bytes"] == 0].groupby(keys).size().rename("zero_seconds")
+    out = tenants.join(zero, on=keys).fillna({"zero_seconds": 0})
+    out["zero_seconds"] = out["zero_seconds"].astype(int)
+    low = (out["n_tenants"] > 1) & (out["achieved_share"] < STARVED_SHARE * out["target_share"])
+    out["starved"] = (out["zero_seconds"] > 0) | low
+    return out[[*keys, "arm", "zero_seconds", "achieved_share", "target_share", "starved"]]

@@ -55,8 +55,9 @@ PACKAGE = "workflow/journalbench"
 # The analysis reruns when the code it runs changes (the experiments never do, see above).
 TIDY_CODE = [*(f"{PACKAGE}/{name}.py" for name in ("tidy", "experiments", "campaign")),
              *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
-ANALYSIS_CODE = [f"{PACKAGE}/{name}.py"
-                 for name in ("analysis", "claims", "plots", "stats", "experiments")]
+ANALYSIS_CODE = [*(f"{PACKAGE}/{name}.py"
+                   for name in ("analysis", "claims_cli", "plots", "stats", "experiments")),
+                 *sorted(str(p) for p in Path(f"{PACKAGE}/claims").glob("*.py"))]
 RUN_MANIFESTS = [
     f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
 ]

@@ -1,0 +1,29 @@
+"""The thesis's claims as tests, fixed in code before data, and their verdicts.
+
+- catalog.py: the one list of claims (id, where in the thesis, statement with its numbers).
+- checks.py: a claim's tests (`Check`: ratio, paired, trend, equivalent, share) and their
+  evaluation: effect with a 95% interval, one-sided p both ways, smallest detectable effect.
+- preconditions.py: what the testbed must offer for a check to be judged (KVM or no CPU-bound
+  VM; the device's journal regime).
+- registry.py: how a claim group adds checks (`@checks_of("C8")`) or pending parts.
+- one module per claim group: fio.py (container halves of the fio claims), vm.py (their VM
+  halves), mariadb.py and redis.py (pending until their workloads' checks are encoded).
+- verdicts.py: checks -> verdict per claim and family, Holm over the claims of a family.
+- document.py: the ledger as a document (Markdown, HTML) and a CSV; power.py: runs needed.
+
+Use: `claims, checks, starved = journalbench.claims.ledger(runs, samples, experiments)`.
+docs/claims.md describes every claim's checks, margins and preconditions.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from journalbench.claims.catalog import CLAIMS
+from journalbench.claims.verdicts import VERDICTS, host_tests, ledger
+
+GROUPS = ("fio", "vm", "mariadb", "redis")  # each registers its checks on import
+for _group in GROUPS:
+    importlib.import_module(f"journalbench.claims.{_group}")
+
+__all__ = ["CLAIMS", "GROUPS", "VERDICTS", "host_tests", "ledger"]

@@ -1,0 +1,207 @@
+"""From checks to verdicts, one family at a time (the runs of one campaign, host and device
+profile: runs of different hosts or devices are never pooled).
+
+A claim is the intersection of its checks: its p-value for "reproduced" is the largest of its
+checks' (an intersection-union test), its p-value for "contradicted" the smallest of its
+checks' opposite p-values times their number (Bonferroni within the claim). Holm's correction
+then runs over the claims of the family, once for each question. Verdicts, fixed before data:
+
+- contradicted: the claim's opposite is significant (a check goes significantly the other way,
+  or an equivalence interval lies entirely outside its margin);
+- reproduced: every check of the claim is measured and the claim is significant;
+- partially measured: what was measured is significant, but a part is missing or not testable
+  here; also a claim with nothing measured yet because its runs or checks do not exist yet;
+- inconclusive: measured, neither reproduced nor contradicted; each check gives the smallest
+  effect its runs could have detected;
+- not testable here: nothing measured could be judged because a precondition of the testbed is
+  not met (preconditions.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from journalbench import stats
+from journalbench.claims import preconditions, registry
+from journalbench.claims.catalog import CLAIMS
+from journalbench.claims.checks import ALPHA, EQUIVALENT, SHARE, TEST_NAMES, enough, evaluate
+
+REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclusive"
+PARTIAL, UNTESTABLE = "partially measured", "not testable here"
+VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, PARTIAL, UNTESTABLE)
+MEASURED, MISSING, NOT_TESTABLE = "measured", "missing", "not testable"
+FAMILY = ["campaign", "host", "device_profile"]
+
+
+def run_flags(starved: pd.DataFrame) -> dict[str, str]:
+    """run id -> why it is flagged starved ("victim: 7 s with no byte"), for starved runs."""
+    flags: dict[str, list[str]] = {}
+    for row in starved[starved["starved"]].itertuples():
+        why = (f"{row.zero_seconds} s with no byte" if row.zero_seconds
+               else f"share {row.achieved_share:.2f} < a quarter of {row.target_share:.2f}")
+        flags.setdefault(row.run_id, []).append(f"{row.tenant}: {why}")
+    return {run: "; ".join(parts) for run, parts in flags.items()}
+
+
+def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str, str],
+               regime: preconditions.Regime) -> list[dict]:
+    rows = []
+    for claim in CLAIMS:
+        for check in registry.build(claim, runs, experiments):
+            ids = sorted(set(check.rows["run_id"])) if not check.rows.empty else []
+            row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
+                   "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
+                   "interest": check.interest, "unit": check.unit, "direction": check.direction,
+                   "target": check.target, "margin": check.margin,
+                   "runs": " ".join(ids), "starved_runs": " ".join(r for r in ids if r in starved),
+                   "why_not": ""}
+            unmet = preconditions.unmet(check, regime)
+            if not enough(check):
+                row.update(status=MISSING, why_not=check.missing)
+            elif unmet:
+                row.update(status=NOT_TESTABLE, why_not="; ".join(unmet))
+            else:
+                row.update(status=MEASURED, **vars(evaluate(check)))
+            rows.append(row)
+    return rows
+
+
+def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.DataFrame,
+                    regime: preconditions.Regime) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(claims, checks) of one family: a row per claim with its verdict and why, and a row per
+    check with its effect, intervals, p-values and detectable effect."""
+    flags = run_flags(starved)
+    table = pd.DataFrame(check_rows(runs, experiments, flags, regime))
+    claims = []
+    for claim, info in CLAIMS.items():
+        mine = table[table["claim"] == claim] if not table.empty else table
+        measured = mine[mine["status"] == MEASURED] if not mine.empty else mine
+        p_for = float(measured["p_for"].max()) if not measured.empty else np.nan
+        p_against = (min(1.0, float(measured["p_against"].min()) * len(measured))
+                     if not measured.empty else np.nan)
+        claims.append({"claim": claim, "where": info.where, "statement": info.statement,
+                       "p_for": p_for, "p_against": p_against,
+                       "checks": len(mine), "measured": len(measured),
+                       "regime": regime.describe()})
+    out = pd.DataFrame(claims)
+    for side in ("p_for", "p_against"):
+        out[f"{side}_holm"] = np.nan
+        tested = out[side].notna()
+        if tested.any():
+            out.loc[tested, f"{side}_holm"] = stats.holm(out.loc[tested, side], ALPHA)[1]
+    verdicts = [verdict(row, table[table["claim"] == row.claim] if not table.empty else table,
+                        flags)
+                for row in out.itertuples()]
+    out["verdict"] = [v for v, _ in verdicts]
+    out["why"] = [w for _, w in verdicts]
+    return out, table
+
+
+def effect_text(row: pd.Series) -> str:
+    if row["kind"] == SHARE:
+        return f"{row['effect']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
+    return f"x{row['effect']:.3g} [{row['low']:.3g}, {row['high']:.3g}]"
+
+
+def detectable_text(row: pd.Series) -> str:
+    if row["kind"] == SHARE:
+        return f"the share within +-{row['detectable']:.3f} of {row['target']:.2f}"
+    if row["kind"] == EQUIVALENT:
+        return f"equivalence within x{row['detectable']:.3g}"
+    return f"x{row['detectable']:.3g}" + (" per step" if row["kind"] == "trend" else "")
+
+
+def verdict(claim: object, checks: pd.DataFrame, flags: dict[str, str]) -> tuple[str, str]:
+    """(verdict, why) of one claim from its Holm-corrected p-values and its checks."""
+    pending = registry.PENDING.get(claim.claim, [])
+    if checks.empty:
+        return PARTIAL, "nothing measured yet: " + "; ".join(pending or ["no checks encoded"])
+    measured = checks[checks["status"] == MEASURED]
+    missing = checks[checks["status"] == MISSING]
+    untestable = checks[checks["status"] == NOT_TESTABLE]
+    gaps = [*(f"{r.part} half: {r.why_not}" for r in missing.drop_duplicates(
+                ["part", "why_not"]).itertuples()),
+            *(f"not testable here ({r.why_not}): {r.test}" for r in untestable.itertuples()),
+            *pending]
+    starved = sorted({run for runs in checks["starved_runs"] for run in runs.split()})
+    starved_note = ("; starved runs among those used: "
+                    + ", ".join(f"{run} ({flags[run]})" for run in starved)) if starved else ""
+    if measured.empty:
+        if not untestable.empty:
+            return UNTESTABLE, "; ".join(gaps) + starved_note
+        return PARTIAL, "nothing measured yet: " + "; ".join(gaps)
+    if claim.p_against_holm < ALPHA:
+        worst = measured.loc[measured["p_against"].idxmin()]
+        how = ("lies entirely outside its margin" if worst["kind"] in (EQUIVALENT, SHARE)
+               else "goes significantly the other way")
+        interval = (f"90% interval [{worst['tost_low']:.3g}, {worst['tost_high']:.3g}]"
+                    if worst["kind"] in (EQUIVALENT, SHARE) else "")
+        return CONTRADICTED, (f"{worst['test']}: {effect_text(worst)} {interval} {how} "
+                              f"(Holm p = {claim.p_against_holm:.3g}; thesis "
+                              f"{worst['thesis']})" + starved_note)
+    if claim.p_for_holm < ALPHA:
+        if gaps:
+            return PARTIAL, (f"what was measured supports it (Holm p = {claim.p_for_holm:.3g});"
+                             " missing: " + "; ".join(gaps) + starved_note)
+        return REPRODUCED, f"every check supports it (Holm p = {claim.p_for_holm:.3g})" + (
+            starved_note)
+    weak = measured[measured["p_for"] >= ALPHA]
+    reach = "; ".join(f"{r['test']}: ours {effect_text(r)}, smallest detectable "
+                      f"{detectable_text(r)}, thesis {r['thesis']}" for _, r in weak.iterrows())
+    note = f"; also missing: {'; '.join(gaps)}" if gaps else ""
+    return INCONCLUSIVE, (f"neither reproduced nor contradicted (Holm p = "
+                          f"{claim.p_for_holm:.3g} for, {claim.p_against_holm:.3g} against); "
+                          + (reach or "each check alone passes, not all together after Holm")
+                          + note + starved_note)
+
+
+def same_device(runs: pd.DataFrame, host: str, profile: str) -> pd.DataFrame:
+    """Runs of one device: the same host, machine (hostname) and device profile. Its journal
+    regime is the device's, not the campaign's (the calibration is kept per host and profile
+    too), so any campaign's runs on it may show it."""
+    hostnames = set(runs.loc[runs["host"] == host, "hostname"].dropna())
+    return runs[(runs["host"] == host) & runs["hostname"].isin(hostnames)
+                & (runs["device_profile"].fillna("native") == profile)]
+
+
+def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
+           devices: pd.DataFrame | None = None
+           ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(claims, checks, starved) of every family in the runs, with the family's columns.
+    `devices`: runs (of any campaign) that may show each device's journal regime; the runs
+    themselves by default."""
+    starved = stats.starvation(runs, samples)
+    runs = runs.assign(device_profile=runs["device_profile"].fillna("native"))
+    devices = runs if devices is None else devices
+    claims, checks = [], []
+    for key, family in runs.groupby(FAMILY, sort=True):
+        labels = dict(zip(FAMILY, key, strict=True))
+        mine = starved[starved["run_id"].isin(set(family["run_id"]))
+                       & (starved["campaign"] == labels["campaign"])
+                       & (starved["host"] == labels["host"])]
+        device = same_device(devices[devices["hostname"].isin(set(family["hostname"]))],
+                             labels["host"], labels["device_profile"])
+        regime = preconditions.journal_regime(device)
+        claim_table, check_table = family_verdicts(family, experiments, mine, regime)
+        claims.append(claim_table.assign(**labels))
+        checks.append(check_table.assign(**labels))
+    if not claims:
+        raise ValueError("no runs: nothing to judge")
+    return (pd.concat(claims, ignore_index=True), pd.concat(checks, ignore_index=True),
+            starved)
+
+
+def host_tests(runs: pd.DataFrame, experiments: pd.DataFrame,
+               samples: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The notebooks' view: a row per check with its family, `ours` (effect and 95% interval,
+    or why it was not measured), the claim's Holm p and the claim's verdict as `outcome`."""
+    if samples is None:  # no per-second samples: no starvation flags
+        samples = pd.DataFrame(columns=["campaign", "host", "run_id", "tenant", "kind", "dt",
+                                        "t", "bytes"])
+    claims, checks, _ = ledger(runs, samples, experiments)
+    keys = [*FAMILY, "claim"]
+    table = checks.merge(claims[[*keys, "verdict", "p_for_holm"]], on=keys)
+    table["ours"] = [effect_text(r) if r["status"] == MEASURED else r["why_not"]
+                     for _, r in table.iterrows()]
+    return table.rename(columns={"p_for_holm": "p_holm", "verdict": "outcome"})
