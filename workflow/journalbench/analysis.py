@@ -150,6 +150,13 @@ def high_fsync_pair(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFra
                 & (rows["beside"] == "high-fsync")]
 
 
+def by_prep(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """jbd2's share under each fio file preparation (workflow/campaigns/fileprep.yaml, no
+    claim): every tenant row of that campaign's runs; compare `shared_jbd2_share` by
+    `device_profile`, experiment and `prep`."""
+    return runs_for(runs, experiments[experiments["campaign"] == "fileprep"])
+
+
 def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The rows behind every figure and table of the notebooks, by its file name; the
     notebooks draw from these, and a test checks every condition of a campaign is in one."""
@@ -164,6 +171,7 @@ def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFra
         "c15-arms-throughput": sequential_writers(runs, experiments),
         "c17-split": high_fsync_pair(runs, experiments),
         "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
+        "fileprep-jbd2-share": by_prep(runs, experiments),
     }
 
 
@@ -194,6 +202,40 @@ def shares_over_time(samples: pd.DataFrame, run_id: str) -> pd.DataFrame:
                       for s, k, t in zip(parts["source"], parts["kind"], parts["tenant"],
                                          strict=True)]
     return parts[["t", "label", "kind", "share"]].fillna({"share": 0.0})
+
+
+# jbd2's share of the disk in each currency: (per-tenant column, shared-journal column)
+JBD2_SHARE = {"bytes": ("jbd2_share", "shared_jbd2_share"),
+              "requests": ("jbd2_requests_share", "shared_jbd2_requests_share"),
+              "time": ("jbd2_time_share", "shared_jbd2_time_share")}
+
+
+def jbd2_run_shares(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per run: every jbd2 thread's share of the disk (the shared journal's plus each tenant's
+    own journal's) in bytes, requests and device time, beside the victim's row (its arm,
+    `beside`, device profile...). NaN in a currency the run was sampled without."""
+    rows = []
+    for _, run in runs.groupby(["host", "run_id"], sort=True):
+        victim = run[run["tenant"] == "victim"]
+        if victim.empty:
+            continue
+        row = victim.iloc[0].to_dict()
+        for currency, (own, shared) in JBD2_SHARE.items():
+            row[currency] = run[own].sum(min_count=len(run)) + run[shared].iloc[0]
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*runs.columns, *JBD2_SHARE])
+
+
+def jbd2_shares(runs: pd.DataFrame,
+                by: tuple[str, ...] = ("device_profile", "arm", "beside")) -> pd.DataFrame:
+    """jbd2's share of the disk per host and condition (`by`, of the victim's row), one row per
+    currency (`bytes`, `requests`, `time`): median over repetitions with its bootstrap CI.
+    Give it all tenants' rows of the runs (e.g. runs_for(runs, experiments, claim=...))."""
+    per_run = jbd2_run_shares(runs)
+    tables = [medians(per_run, list(by), currency).assign(currency=currency)
+              for currency in JBD2_SHARE]
+    table = pd.concat(tables, ignore_index=True)
+    return table[["host", *by, "currency", "median", "low", "high", "n"]]
 
 
 def example_run(runs: pd.DataFrame, **where: Any) -> str | None:
