@@ -56,3 +56,19 @@ def test_truncated_last_line(tmp_path: Path) -> None:
     path.write_text((FIXTURES / "guest-a.jsonl").read_text()[:-20])
     with pytest.raises(ParseError, match="not a JSON object"):
         parse_guest(path, "a")
+
+
+def test_only_seconds_inside_the_measured_window_count() -> None:
+    rows = lines("guest-victim.jsonl")
+    # the report started 0.5 s before the workloads, which started at 2.0 s on the sampler's
+    # clock, so a report second ending at t ends at t + 1.5 there; the window is 2 s long
+    start = rows[1]["t"] + 1.5 - 0.1
+    report = parse_guest(FIXTURES / "guest-victim.jsonl", "victim", (start, start + 2), 1.5)
+    kept = [r for r in rows if start <= r["t"] + 1.5 - r["dt"] / 2 <= start + 2]
+    assert report.seconds == len(kept) == 2
+    assert report.jbd2_bytes == sum(r["jbd2_write_bytes"] for r in kept)
+
+
+def test_a_window_the_report_misses_is_an_error() -> None:
+    with pytest.raises(ParseError, match="no second inside the measured window"):
+        parse_guest(FIXTURES / "guest-victim.jsonl", "victim", (100.0, 110.0), 0.0)

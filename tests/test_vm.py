@@ -3,21 +3,23 @@ their QEMU processes in the tenants' cgroups, and no QEMU left whatever happens.
 
 from __future__ import annotations
 
-import gzip
 import json
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from conftest import VENV_BIN, start_run, system_residue
-from journalbench import runfolder
+from journalbench import runfolder, tidy
 from journalbench.agent import guest_image
-from journalbench.agent.arms.vm import summarize
+from journalbench.agent.arms.vm import choose_accel, summarize, together
 from journalbench.agent.guest_side import frame
+from journalbench.errors import AgentError
 
 GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
 needs_guest = pytest.mark.skipif(not GUEST_READY, reason="no guest kernel: run `make guest`")
@@ -83,14 +85,39 @@ def test_saturation_needs_half_the_seconds_busy(tmp_path):
     assert summarize(report)["vcpu_saturated"] is False
 
 
+def test_together_waits_for_every_call_and_raises_the_first_failure():
+    ended = []
+
+    def slow() -> str:
+        time.sleep(0.2)
+        ended.append(threading.current_thread().name)
+        return "done"
+
+    def fails() -> str:
+        raise AgentError("guest b broke")
+
+    assert together({"a": slow, "b": lambda: "also"}) == {"a": "done", "b": "also"}
+    assert ended[0].startswith("guest")  # it ran in a thread of its own
+    ended.clear()
+    with pytest.raises(AgentError, match="guest b broke"):
+        together({"a": slow, "b": fails})
+    assert len(ended) == 1  # the other guest's call had run to its end first
+
+
 @needs_guest
-def test_built_initramfs_holds_busybox_init_and_modules():
+def test_built_guest_is_a_pvh_kernel_and_a_plain_initramfs():
     info = json.loads((guest_image.GUEST_DIR / guest_image.INFO).read_text())
-    archive = gzip.decompress((guest_image.GUEST_DIR / guest_image.INITRD).read_bytes())
+    archive = (guest_image.GUEST_DIR / guest_image.INITRD).read_bytes()
+    assert archive.startswith(b"070701")  # uncompressed: no gunzip inside a TCG guest
     for name in ("init", "bin/busybox", "lib/modules/virtio_blk.ko", "lib/modules/9p.ko",
                  "lib/modules/ext4.ko", "lib/modules/virtio_console.ko"):
         assert name.encode() + b"\0" in archive, name
     assert info["package"].startswith("linux-image-")
+    assert info["recipe"] == guest_image.recipe()
+    kernel = (guest_image.GUEST_DIR / info["boot_kernel"]).read_bytes()
+    if info["boot"] == "pvh":  # Debian's amd64 kernel: xz inside, a PVH entry point
+        assert kernel.startswith(b"\x7fELF")
+        assert guest_image.PVH_NOTE in guest_image.elf_notes(kernel)
 
 
 # -- real guests --------------------------------------------------------------------------------
@@ -131,10 +158,22 @@ def test_two_vm_tenants_run_fio_with_weights_on_the_qemu_cgroups(agent_host, tmp
         assert sum(r["jbd2_write_bytes"] for r in rows) > 0  # the guest's own journal wrote
         assert sum(r["disk_write_bytes"] for r in rows) > 0
         assert guest["report"]["seconds"] == len(rows)
+        assert guest["report"]["lead_s"] >= 0  # places the report on the sampler's clock
         fio = json.loads((out / runfolder.fio_file(tenant)).read_text())["jobs"][0]
         assert fio["write"]["io_bytes"] > 0
         assert fio["sync"]["lat_ns"]["N"] > 0  # fsync latency, measured inside the guest
+    assert set(layout["set_up_s"]) == {"start_s", "prepare_workloads_s", "report_start_s"}
     assert qemus(agent_host) == {}
+    # tidy makes of it the tables and columns of a container run, with the guests' own columns
+    tidy.tidy(tmp_path, tmp_path / "tables", [])
+    runs = pd.read_parquet(tmp_path / "tables" / "runs.parquet")
+    assert list(runs.columns) == [name for name, _ in tidy.RUNS_COLUMNS]
+    assert sorted(runs.tenant) == ["neighbour", "victim"]
+    assert (runs.guest_jbd2_bytes > 0).all() and runs.vcpu_busy_mean.between(0, 1).all()
+    assert set(runs.virt_accel) == {facts["virt_accel"]} and runs.cpu_bound.notna().all()
+    assert (runs.throughput_mb_s > 0).all() and runs.fsync_count.gt(0).all()
+    samples = pd.read_parquet(tmp_path / "tables" / "samples.parquet")
+    assert set(samples.kind) == {"tenant", "device"}  # no host journal: it is in the guests
 
 
 @pytest.mark.root
@@ -173,3 +212,15 @@ def test_teardown_stops_the_guests_of_a_killed_agent(agent_host, tmp_path):
     assert done.returncode == 0, done.stderr
     assert qemus(agent_host) == {}
     assert system_residue(agent_host["name"], agent_host["state_dir"]) == []
+
+
+@needs_guest
+def test_a_host_that_requires_kvm_fails_when_kvm_does_not_boot_a_guest(tmp_path):
+    host = {"name": "kvmonly", "require_kvm": True}
+    try:
+        accel, why = choose_accel(host, tmp_path)  # the real probe (cached per host boot)
+    except AgentError as error:
+        assert "host kvmonly requires KVM but" in str(error)
+    else:
+        assert (accel, why) == ("kvm", "probe booted")
+    assert choose_accel({"name": "any"}, tmp_path)[0] in ("kvm", "tcg")

@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from journalbench.agent.arms.base import find_jbd2
+from journalbench.agent.journals import find_jbd2
 from journalbench.agent.sampler import JournalTracer, device_counters
 
 DISK = "vda"

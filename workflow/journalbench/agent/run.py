@@ -231,8 +231,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         with profile.unmodelled():
             arm.prepare(device, spec["tenants"])
             arm.start()
-            for name, workload in workloads.items():
-                workload.prepare(arm.shell(name))
+            arm.prepare_workloads(workloads)
         arm.after_start()
         facts = host_facts(host, backend, device, bfq, fsync, tool_versions(arm, workloads))
         facts["tracefs_mounted_by_agent"] = mounted_tracefs

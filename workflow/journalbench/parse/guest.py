@@ -5,6 +5,10 @@ fraction, its own disk bytes and its own journal thread's bytes.
 The thesis compares VMs and containers; under TCG a guest can be CPU-bound where a container
 is I/O-bound, so a tenant whose vCPU was busy at or above SATURATED in at least half of the
 seconds is flagged `cpu_bound`.
+
+The report runs on the guest's clock from a little before the workloads start; the agent
+records how long before (`lead_s`), which places its seconds on the sampler's clock, so the
+same measured window (journalbench.window) applies to both.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench.parse import json_lines
+from journalbench import window
+from journalbench.parse import json_lines, problem
 
 SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O
 COUNTS = ("disk_read_bytes", "disk_write_bytes", "jbd2_write_bytes")
@@ -37,6 +42,10 @@ def check_line(row: Any, tenant: str) -> str | None:
         return "not a JSON object"
     if row.get("tenant") != tenant:
         return f"'tenant' is {row.get('tenant')!r}, not {tenant!r}"
+    for key in ("t", "dt"):
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return f"'{key}' missing or not a non-negative number"
     busy = row.get("vcpu_busy")
     if isinstance(busy, bool) or not isinstance(busy, int | float) or not 0 <= busy <= 1:
         return "'vcpu_busy' missing or not a fraction"
@@ -47,8 +56,15 @@ def check_line(row: Any, tenant: str) -> str | None:
     return None
 
 
-def parse_guest(path: Path | str, tenant: str) -> GuestReport:
+def parse_guest(path: Path | str, tenant: str, span: tuple[float, float] | None = None,
+                offset_s: float = 0.0) -> GuestReport:
+    """The report's seconds whose interval lies in `span` (the sampler's clock, on which a
+    report second ending at `t` ends at `t + offset_s`); every second without a span."""
     rows = json_lines(Path(path), lambda row: check_line(row, tenant))
+    if span is not None:
+        rows = [r for r in rows if window.inside(r["t"] + offset_s, r["dt"], *span)]
+        if not rows:
+            raise problem(Path(path), f"no second inside the measured window {span}")
     busy = [r["vcpu_busy"] for r in rows]
     return GuestReport(
         seconds=len(rows), vcpu_busy_mean=sum(busy) / len(busy),

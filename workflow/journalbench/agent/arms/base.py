@@ -2,10 +2,10 @@
 
 An arm decides how tenants' storage maps onto the one test device, how a tenant is started
 (container, VM), how a command runs inside it, and what it adds to host.json. The agent's run
-(`agent/run.py`) calls, in order: `prepare` (storage), `start`, the workloads' own preparation
-through `run`/`spawn`, `after_start`, the measured phase, `before_stop`, `stop`. Teardown after a
-crash cannot rely on an arm object, so each arm class also finds and removes its own leftovers
-by discovery (`leftovers`, `clean`).
+(`agent/run.py`) calls, in order: `prepare` (storage), `start`, `prepare_workloads` (the
+workloads' own preparation through `run`/`spawn`), `after_start`, the measured phase,
+`before_stop`, `stop`. Teardown after a crash cannot rely on an arm object, so each arm class
+also finds and removes its own leftovers by discovery (`leftovers`, `clean`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from journalbench.agent import cgroups, disk
+from journalbench.agent.journals import find_jbd2
 from journalbench.agent.packages import Tool
 from journalbench.agent.sampler import Jbd2
 from journalbench.agent.system import log
@@ -66,6 +67,12 @@ class Arm:
 
     def start(self) -> None:
         raise NotImplementedError
+
+    def prepare_workloads(self, workloads: dict[str, Any]) -> None:
+        """Once the tenants run: each tenant's workload prepares (data, servers, load phase),
+        one tenant after the other, as they share one kernel and device."""
+        for name, workload in workloads.items():
+            workload.prepare(self.shell(name))
 
     def after_start(self) -> None:
         """Once the tenants run and their workloads are prepared, before measuring."""
@@ -184,19 +191,6 @@ class TenantShell:
     def spawn(self, argv: list[str], stdout: IO[bytes],
               stderr: IO[bytes]) -> subprocess.Popen[bytes]:
         return self.arm.spawn(self.name, argv, stdout, stderr)
-
-
-def find_jbd2(volume: str, tenant: str | None) -> Jbd2:
-    """The journal thread of the ext4 on `volume` (its name is jbd2/<dev>-<journal inode>)."""
-    wanted = f"jbd2/{Path(volume).name}-"[:15]
-    for comm in Path("/proc").glob("[0-9]*/comm"):
-        try:
-            name = comm.read_text().strip()
-        except OSError:
-            continue
-        if name.startswith(wanted):
-            return Jbd2(name=name, pid=int(comm.parent.name), tenant=tenant)
-    raise AgentError(f"no jbd2 thread for {volume} (is it mounted as ext4 with a journal?)")
 
 
 def one_ext4(device: disk.Device, mount_root: Path,

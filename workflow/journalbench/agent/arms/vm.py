@@ -7,6 +7,12 @@ in the tenant's cgroup. The guest boots the project's Debian kernel and initramf
 reach it over virtio-serial (`agent/guest_side.py`, `agent/guest_relay.py`): no guest network,
 no host kernel module. Everything of a run's guests lives in `<state>/vm/`, and any process
 whose command line names that folder is ours: teardown finds them that way after kill -9.
+
+Set-up time: the guests boot at once and each then makes and mounts its ext4, and the
+workloads prepare their data in all guests at once (`prepare_workloads`): under TCG each guest
+is bound by its own vCPU, so one guest's set-up hardly slows the other's. The guests are
+stopped with SIGKILL: nothing of a guest outlives its run (its disk is re-made by the next run,
+its outputs are already in the run folder), so a clean shutdown would only cost time.
 """
 
 from __future__ import annotations
@@ -14,13 +20,16 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import journalbench
 from journalbench.agent import disk, guest_image
@@ -36,8 +45,12 @@ PORTS = 4  # concurrent commands per guest (layout or measured fio, the report, 
 BOOT_TIMEOUT_S = 60
 PROBE_TIMEOUT_S = 20
 GUEST_DISK = "/dev/vda"
-SATURATED_SHARE = 0.5
-REPORT_START_S = 60  # a run is CPU-bound when the vCPU is saturated this share of seconds
+SATURATED_SHARE = 0.5  # a run is CPU-bound when the vCPU is saturated this share of seconds
+REPORT_START_S = 60
+# The guest's kernel command line: its console, and no probing of a keyboard, a mouse or
+# serial ports nobody uses (~0.3 s under TCG).
+BOOT_ARGS = "console=ttyS0 quiet panic=-1 i8042.nokbd i8042.noaux i8042.nopnp 8250.nr_uarts=1"
+T = TypeVar("T")
 
 
 def vm_root(state_root: Path) -> Path:
@@ -57,10 +70,14 @@ def agent_share() -> tuple[Path, str]:
 
 def guest_files() -> dict[str, Any]:
     info_path = guest_image.GUEST_DIR / guest_image.INFO
+    fix = "run `make guest` (python3 -m journalbench.agent.guest_image) on this host"
     if not info_path.is_file():
-        raise AgentError(f"no guest kernel in {guest_image.GUEST_DIR}: run `make guest` "
-                         "(python3 -m journalbench.agent.guest_image) on this host")
-    return json.loads(info_path.read_text())
+        raise AgentError(f"no guest kernel in {guest_image.GUEST_DIR}: {fix}")
+    info: dict[str, Any] = json.loads(info_path.read_text())
+    if info.get("recipe") != guest_image.recipe():
+        raise AgentError(f"the guest in {guest_image.GUEST_DIR} was built by an older "
+                         f"recipe: {fix}")
+    return info
 
 
 def qemu_argv(accel: str, folder: Path, volume: str, append: str) -> list[str]:
@@ -68,13 +85,14 @@ def qemu_argv(accel: str, folder: Path, volume: str, append: str) -> list[str]:
     numbers collide; without it the guest confuses their directories and mounts land wrong."""
     share, _ = agent_share()
     guest = guest_image.GUEST_DIR
+    kernel = guest / guest_files().get("boot_kernel", guest_image.KERNEL)
     argv = [
         qemu_binary(), "-name", f"jb-{folder.name}", "-accel", accel,
         "-cpu", "host" if accel == "kvm" else "max", "-m", str(MEMORY_MB), "-smp", "1",
         "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-nic", "none",
         "-serial", f"file:{folder / 'console.log'}", "-pidfile", str(folder / "qemu.pid"),
-        "-kernel", str(guest / guest_image.KERNEL), "-initrd", str(guest / guest_image.INITRD),
-        "-append", f"console=ttyS0 quiet panic=-1 {append}",
+        "-kernel", str(kernel), "-initrd", str(guest / guest_image.INITRD),
+        "-append", f"{BOOT_ARGS} {append}",
         "-fsdev", "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap",
         "-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot",
         "-fsdev", f"local,id=agent,path={share},security_model=none,readonly=on,multidevs=remap",
@@ -121,9 +139,10 @@ def probe_kvm(folder: Path) -> str:
 
 
 def choose_accel(host: dict[str, Any], folder: Path) -> tuple[str, str]:
-    """(accel, why); the probe's answer is kept per host boot, kernel and QEMU."""
+    """(accel, why); the probe's answer is kept per host boot, kernel, QEMU and guest build."""
     key = {"boot_id": Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
-           "kernel": platform.release(), "qemu": tool_version(qemu_binary(), "--version")}
+           "kernel": platform.release(), "qemu": tool_version(qemu_binary(), "--version"),
+           "guest": guest_image.recipe()}
     cache = guest_image.GUEST_DIR / "kvm-probe.json"
     try:
         known = json.loads(cache.read_text())
@@ -176,6 +195,20 @@ def zombie(pid: int) -> bool:
         return True
 
 
+def together(calls: dict[str, Callable[[], T]]) -> dict[str, T]:
+    """Run each call in its own thread and wait for all; the first failure (in the calls'
+    order) is raised once all have ended. A signal (Ctrl-C, SIGTERM) interrupts the wait and
+    leaves the threads to end when teardown kills their guests."""
+    pool = ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="guest")
+    try:
+        futures = {name: pool.submit(call) for name, call in calls.items()}
+        for future in futures.values():
+            future.exception()
+        return {name: future.result() for name, future in futures.items()}
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
 def summarize(report: Path) -> dict[str, Any]:
     busy = []
     if report.exists():
@@ -208,6 +241,11 @@ class VirtualMachine(Arm):
         super().__init__(context)
         self.qemus: dict[str, subprocess.Popen[bytes]] = {}
         self.boot_s: dict[str, float] = {}
+        self.timing: dict[str, float] = {}
+        # host clock: each report's start, and the first command after them (the workloads'
+        # start), so tidy can place the report's seconds on the sampler's clock
+        self.report_started: dict[str, float] = {}
+        self.workloads_started: float | None = None
         self.reports: dict[str, subprocess.Popen[bytes]] = {}
         self.accel, self.accel_why = "", ""
         self.summaries: dict[str, dict[str, Any]] = {}
@@ -224,24 +262,36 @@ class VirtualMachine(Arm):
                         for t, volume in zip(tenants, volumes, strict=True)]
 
     def start(self) -> None:
+        t0 = time.monotonic()
         self.guest = guest_files()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.accel, self.accel_why = choose_accel(self.context.host, self.folder)
-        started = {}
+        started = time.monotonic()
         for index, tenant in enumerate(self.tenants):
-            started[tenant.name] = time.monotonic()
             self.qemus[tenant.name] = self.boot(tenant, cpu_for(index))
-        for tenant in self.tenants:
-            self.wait_ready(tenant.name)
-            self.boot_s[tenant.name] = round(time.monotonic() - started[tenant.name], 3)
+        together({t.name: lambda t=t: self.make_file_system(t.name, started)
+                  for t in self.tenants})
         log.info("guests up under %s: boot %s s", self.accel, self.boot_s)
         self.check_weights()
         self.check_threads()
-        for tenant in self.tenants:
-            self.run(tenant.name, ["mkfs.ext4", "-q", "-F", "-L", f"jb-{tenant.name}"[:16],
-                                   "-E", "lazy_itable_init=1", GUEST_DISK])
-            self.run(tenant.name, ["mount", "-t", "ext4", "-o", disk.MOUNT_OPTIONS,
-                                   GUEST_DISK, self.DATA_MOUNT])
+        self.timing["start_s"] = round(time.monotonic() - t0, 3)
+
+    def make_file_system(self, tenant: str, started: float) -> None:
+        """Once its guest is up: the guest makes its own ext4 on its disk and mounts it (one
+        command, as each costs a round trip through a TCG guest)."""
+        self.wait_ready(tenant)
+        self.boot_s[tenant] = round(time.monotonic() - started, 3)
+        mkfs = ["mkfs.ext4", "-q", "-F", "-L", f"jb-{tenant}"[:16], "-E", "lazy_itable_init=1",
+                GUEST_DISK]
+        mount = ["mount", "-t", "ext4", "-o", disk.MOUNT_OPTIONS, GUEST_DISK, self.DATA_MOUNT]
+        self.run(tenant, ["sh", "-ec", f"{shlex.join(mkfs)}; {shlex.join(mount)}"])
+
+    def prepare_workloads(self, workloads: dict[str, Any]) -> None:
+        """All guests at once: each is bound by its own vCPU under TCG."""
+        t0 = time.monotonic()
+        together({name: lambda name=name, w=w: w.prepare(self.shell(name))
+                  for name, w in workloads.items()})
+        self.timing["prepare_workloads_s"] = round(time.monotonic() - t0, 3)
 
     def boot(self, tenant: TenantLayout, cpu: int) -> subprocess.Popen[bytes]:
         """QEMU starts inside the tenant's cgroup, so every thread it ever makes is charged
@@ -285,15 +335,17 @@ class VirtualMachine(Arm):
                                      f"not {want}")
 
     def after_start(self) -> None:
+        t0 = time.monotonic()
         for tenant in self.tenants:
             path = self.context.out / f"guest-{tenant.name}.jsonl"
             err = self.folder / tenant.name / "report.stderr"
             with path.open("wb") as stdout, err.open("wb") as stderr:
                 self.reports[tenant.name] = self.spawn(
-                    tenant.name, ["python3", "-m", "journalbench.agent.guest_report",
+                    tenant.name, ["python3", "-S", "-m", "journalbench.agent.guest_report",
                                   tenant.name], stdout, stderr)
         for tenant in self.tenants:
             self.wait_report(tenant.name)
+        self.timing["report_start_s"] = round(time.monotonic() - t0, 3)
 
     def wait_report(self, tenant: str) -> None:
         """Python starts slowly in a TCG guest: measuring begins once the report runs."""
@@ -304,12 +356,14 @@ class VirtualMachine(Arm):
                 detail = err.read_text(errors="replace").strip().splitlines()
                 raise AgentError(f"guest report of {tenant} did not start ({err}): "
                                  f"{detail[-1] if detail else 'no output'}")
-            time.sleep(0.05)
+            time.sleep(0.02)
+        self.report_started[tenant] = time.monotonic()
 
     def before_stop(self) -> None:
         out = self.context.out
+        for proc in self.reports.values():
+            proc.terminate()  # all at once: each report writes its last row and exits
         for tenant, proc in self.reports.items():
-            proc.terminate()
             try:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
@@ -320,6 +374,8 @@ class VirtualMachine(Arm):
                 err = (self.folder / tenant / "report.stderr").read_text(errors="replace")
                 raise AgentError(f"guest report of {tenant} is empty: "
                                  f"{err.strip().splitlines()[-1] if err.strip() else '?'}")
+            if self.workloads_started is not None:
+                summary["lead_s"] = round(self.workloads_started - self.report_started[tenant], 3)
             self.summaries[tenant] = summary
             if summary["vcpu_saturated"]:
                 log.warning("vCPU of %s saturated %d of %d s: its I/O may be CPU-bound",
@@ -344,6 +400,8 @@ class VirtualMachine(Arm):
             raise AgentError(f"tenant {tenant} has no running guest")
         share, package_root = agent_share()
         log.debug("guest %s: %s", tenant, " ".join(argv))
+        if self.report_started and self.workloads_started is None:
+            self.workloads_started = time.monotonic()
         return subprocess.Popen(
             [sys.executable, "-m", "journalbench.agent.guest_relay", str(folder), *argv],
             stdout=stdout, stderr=stderr, env={**os.environ,
@@ -360,6 +418,7 @@ class VirtualMachine(Arm):
         self.layout = super().facts()
         self.layout["virt_accel_reason"] = self.accel_why
         self.layout["mount_options"] = f"{disk.MOUNT_OPTIONS} (inside each guest)"
+        self.layout["set_up_s"] = dict(self.timing)
         self.layout["guests"] = {
             tenant: {"qemu_pid": proc.pid, "vcpus": 1, "memory_mb": MEMORY_MB,
                      "boot_s": self.boot_s.get(tenant), "disk": GUEST_DISK,
