@@ -27,7 +27,7 @@ from journalbench import experiments, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser or a column changes: every cached run is then parsed again
-PARSER_VERSION = "6"
+PARSER_VERSION = "7"
 CACHE = "cache"
 
 RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -52,6 +52,11 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("disk_mb_s", "float64"),
     ("achieved_share", "float64"), ("own_share", "float64"), ("jbd2_share", "float64"),
     ("jbd2_charged_share", "float64"), ("shared_jbd2_share", "float64"),
+    ("own_requests", "int64"), ("jbd2_requests", "int64"), ("own_requests_share", "float64"),
+    ("jbd2_requests_share", "float64"), ("shared_jbd2_requests_share", "float64"),
+    ("own_time_s", "float64"), ("jbd2_time_s", "float64"), ("own_time_share", "float64"),
+    ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
+    ("achieved_time_share", "float64"), ("other_time_share", "float64"),
     ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
     ("guest_disk_bytes", "int64"), ("guest_jbd2_bytes", "int64"),
     ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
@@ -70,6 +75,8 @@ SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("read_bytes", "int64"), ("write_bytes", "int64"), ("bytes", "int64"), ("ios", "int64"),
     ("own_bytes", "int64"), ("mb_s", "float64"), ("device_share", "float64"),
     ("ops", "int64"),
+    ("requests", "int64"), ("own_requests", "int64"), ("time_s", "float64"),
+    ("own_time_s", "float64"), ("time_share", "float64"),
 )
 SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("folder", "string"), ("status", "string"), ("reason", "string"),

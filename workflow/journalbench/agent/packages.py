@@ -35,9 +35,10 @@ TRANSPORT_TOOLS = (
 
 
 def tools(arch: str = "x86_64") -> list[Tool]:
-    """Every tool of the device, its profiles, the arms, the workloads and the probes, once
-    each, in that order; a tool several modules need is required when any of them does."""
-    from journalbench.agent import arms, devices, disk, probes, workloads
+    """Every tool of the device, its profiles, the arms, the workloads, the probes and the
+    sampler, once each, in that order; a tool several modules need is required when any of
+    them does."""
+    from journalbench.agent import arms, devices, disk, probes, sampler, workloads
 
     declared = [*disk.TOOLS, *TRANSPORT_TOOLS]
     for profile in devices.PROFILES.values():
@@ -46,7 +47,7 @@ def tools(arch: str = "x86_64") -> list[Tool]:
         declared += arm.TOOLS
     for workload in workloads.WORKLOADS.values():
         declared += workload.TOOLS
-    declared += probes.TOOLS
+    declared += [*probes.TOOLS, *sampler.TOOLS]
     merged: dict[str, Tool] = {}
     for tool in (t.for_arch(arch) for t in declared):
         known = merged.get(tool.command)

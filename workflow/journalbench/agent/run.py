@@ -26,8 +26,11 @@ from journalbench.agent.arms import ARMS, arm_class
 from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.devices import calibrate, profile_for
 from journalbench.agent.sampler import (
+    DeviceTimeTracer,
     Sampler,
+    devtime_tracers,
     ensure_tracefs,
+    remove_devtime_tracers,
     remove_trace_instance,
     trace_instance,
 )
@@ -227,7 +230,10 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
     # tracefs stays mounted afterwards, as most distributions mount it at boot: unmounting it
     # would pull it from under another agent of the same machine (tests run several).
     mounted_tracefs = ensure_tracefs()
+    # bpftrace takes a second or so to attach: it does so while the arm sets up
+    devtime = DeviceTimeTracer(root, device.devnum)
     try:
+        devtime.launch()
         with profile.unmodelled():
             arm.prepare(device, spec["tenants"])
             arm.start()
@@ -245,7 +251,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         sampler = Sampler(
             out / runfolder.SAMPLES, backend, device.name, device.devnum,
             {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
-            {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"])
+            {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"], devtime)
         log.info("setup took %.2f s; workloads start", setup_s)
         t0, cpu0, load0 = time.monotonic(), profile.cpu_seconds(), provenance.load()
         started_s = measure(workloads, arm, out, sampler, warmup_s + spec["duration_s"])
@@ -263,6 +269,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         arm.before_stop()
         facts["layout"].update(arm.results())
     finally:
+        devtime.stop()  # already stopped by the sampler, unless set-up failed first
         stop_workloads(arm, workloads)
     return facts
 
@@ -292,6 +299,7 @@ def residue(host: dict[str, Any]) -> list[str]:
     found += [f"cgroup {g}" for g in cgroups.host_groups_present(host["name"])]
     if trace_instance(host["name"]).exists():
         found.append(f"trace instance {trace_instance(host['name'])}")
+    found += [f"bpftrace {pid} (device time)" for pid in devtime_tracers(root)]
     return found
 
 
@@ -300,6 +308,7 @@ def teardown(host: dict[str, Any]) -> None:
     root = disk.state_root(host)
     steps = [
         ("trace instance", lambda: remove_trace_instance(host["name"])),
+        ("device-time tracer", lambda: remove_devtime_tracers(root)),
         # clients on the host (a YCSB JVM) first: they talk to servers inside the tenants
         *[(f"{cls.TOOL} clients", lambda cls=cls: cls.clean(host, root))
           for cls in cleanup.distinct(WORKLOADS.values())],

@@ -3,14 +3,23 @@
 Tenant bytes come from the cgroup controller's counters. jbd2 bytes come from tracefs
 `block:block_bio_queue` events in a private trace instance, filtered in the kernel to the jbd2
 pids, so tracing costs a few events per journal commit and nothing for tenant I/O.
+
+Requests and device time (a second and third currency of disk shares) come from bpftrace
+running devtime.bt, which sums them in the kernel per (kernel thread, io cgroup) and prints
+the totals every 20 ms: a tenant's are those of its cgroup (and the cgroups below it), a jbd2
+thread's those it submitted, wherever it sat, so a journal in the tenant's cgroup (the
+journal-accounted arm) is told apart from the tenant by its pid.
 """
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import re
 import select
+import signal
+import subprocess
 import threading
 import time
 from collections import defaultdict
@@ -19,9 +28,11 @@ from pathlib import Path
 from typing import IO
 
 from journalbench.agent.cgroups import Backend, IoCounters
+from journalbench.agent.packages import Tool
 from journalbench.agent.system import log, mounts, read, sh, write
 from journalbench.errors import AgentError
 
+TOOLS = (Tool("bpftrace", "bpftrace", True, "requests and device time per tenant and jbd2"),)
 TRACEFS = Path("/sys/kernel/tracing")
 EVENT = "events/block/block_bio_queue"
 # e.g. "jbd2/loop0p1-8-812 [000] ..... 95.1: block_bio_queue: 7,0 WS 2048 + 8 [jbd2/loop0p1-8]"
@@ -142,12 +153,222 @@ class JournalTracer:
         self.reader = None
 
 
+@dataclass(frozen=True)
+class DeviceTime:
+    """Requests and device time (devtime.bt's definitions), cumulative or per interval."""
+
+    requests: int = 0
+    time_ns: int = 0
+    inflight_ns: int = 0
+
+    def __add__(self, other: DeviceTime) -> DeviceTime:
+        return DeviceTime(self.requests + other.requests, self.time_ns + other.time_ns,
+                          self.inflight_ns + other.inflight_ns)
+
+    def __sub__(self, other: DeviceTime) -> DeviceTime:
+        return DeviceTime(self.requests - other.requests, self.time_ns - other.time_ns,
+                          self.inflight_ns - other.inflight_ns)
+
+
+Owner = tuple[int, int]  # (pid of a kernel thread, else 0; inode of the io cgroup directory)
+DEVTIME_SCRIPT = "devtime.bt"
+DEVTIME_HEADER = "journalbench-devtime 1"
+DEVTIME_MAPS = {"@requests": "requests", "@time_ns": "time_ns", "@inflight_ns": "inflight_ns"}
+# @owner holds a bio per request in flight; room for far more than a queue's depth
+DEVTIME_MAP_KEYS = 65536
+
+
+def io_subsys_index() -> int:
+    """Index of the io (v1: blkio) controller in task->cgroups->subsys: its row of
+    /proc/cgroups, which lists the controllers in the kernel's order."""
+    names = [line.split()[0] for line in read("/proc/cgroups").splitlines()
+             if line and not line.startswith("#")]
+    if "blkio" not in names:
+        raise AgentError("/proc/cgroups lists no blkio (io) controller")
+    return names.index("blkio")
+
+
+def kernel_devnum(devnum: str) -> int:
+    """'7:1' -> the dev_t block events carry (major << 20 | minor)."""
+    major, minor = (int(part) for part in devnum.split(":"))
+    return major << 20 | minor
+
+
+def devtime_script(root: Path) -> Path:
+    """Where a run of this state root keeps the running script (named in bpftrace's argv, so
+    a tracer left by a killed agent is found by its command line)."""
+    return root / DEVTIME_SCRIPT
+
+
+def devtime_tracers(root: Path) -> list[int]:
+    """Pids of bpftrace processes running this state root's devtime.bt."""
+    script = str(devtime_script(root)).encode()
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if script in argv:
+            pids.append(int(cmdline.parent.name))
+    return pids
+
+
+def remove_devtime_tracers(root: Path) -> None:
+    """Kill what a killed agent left running, and the script beside it."""
+    for pid in devtime_tracers(root):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+    deadline = time.monotonic() + 5
+    while devtime_tracers(root) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for name in (DEVTIME_SCRIPT, f"{DEVTIME_SCRIPT}.err"):
+        (root / name).unlink(missing_ok=True)
+
+
+def read_devtime_line(raw: bytes | str, maps: dict[str, dict[str, int]]) -> bool:
+    """Take one line of devtime.bt's JSON output into `maps` (the latest print of each map
+    replaces the previous one: they are cumulative); True for its header line."""
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError:
+        return False  # bpftrace's own notices
+    if not isinstance(record, dict):
+        return False
+    data = record.get("data")
+    if record.get("type") == "printf":
+        return DEVTIME_HEADER in str(data)
+    if record.get("type") == "map" and isinstance(data, dict):
+        for name, values in data.items():
+            if name in maps and isinstance(values, dict):
+                maps[name] = values
+    return False
+
+
+def parse_owner(key: str) -> Owner:
+    pid, cgroup = key.split(",")
+    return int(pid), int(cgroup)
+
+
+class DeviceTimeTracer:
+    """bpftrace running devtime.bt on the test disk. Launched early (it takes about a second
+    to compile and attach) and read while it runs: the latest totals it printed."""
+
+    def __init__(self, root: Path, devnum: str) -> None:
+        self.root = root
+        self.argv = [str(kernel_devnum(devnum)), str(io_subsys_index())]
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.ready = threading.Event()
+        self.lock = threading.Lock()
+        self.maps: dict[str, dict[str, int]] = {name: {} for name in DEVTIME_MAPS}
+        self.printed = threading.Condition(self.lock)  # notified on every map printed
+        self.reader: threading.Thread | None = None
+
+    def launch(self) -> None:
+        script = devtime_script(self.root)
+        script.write_text(importlib.resources.files("journalbench.agent")
+                          .joinpath(DEVTIME_SCRIPT).read_text())
+        env = {**os.environ, "BPFTRACE_MAP_KEYS_MAX": str(DEVTIME_MAP_KEYS)}
+        log.debug("$ bpftrace -f json -q %s %s", script, " ".join(self.argv))
+        with (self.root / f"{DEVTIME_SCRIPT}.err").open("wb") as err:
+            self.proc = subprocess.Popen(["bpftrace", "-f", "json", "-q", str(script),
+                                          *self.argv], stdout=subprocess.PIPE, stderr=err,
+                                         env=env)
+        self.reader = threading.Thread(target=self.read_output, name="devtime", daemon=True)
+        self.reader.start()
+
+    def read_output(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            with self.lock:
+                if read_devtime_line(raw, self.maps):
+                    self.ready.set()
+                self.printed.notify_all()
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        """Until the probes are attached (the script printed its header)."""
+        assert self.proc is not None
+        deadline = time.monotonic() + timeout_s
+        while not self.ready.wait(0.05):
+            if self.proc.poll() is not None:
+                raise AgentError(f"bpftrace {DEVTIME_SCRIPT} exited {self.proc.returncode}: "
+                                 f"{self.stderr_tail()}")
+            if time.monotonic() > deadline:
+                raise AgentError(f"bpftrace {DEVTIME_SCRIPT} did not attach within "
+                                 f"{timeout_s:.0f} s")
+
+    def stderr_tail(self) -> str:
+        err = self.root / f"{DEVTIME_SCRIPT}.err"
+        lines = [line for line in (err.read_text(errors="replace") if err.is_file() else "")
+                 .splitlines() if "RLIMIT_MEMLOCK" not in line]
+        return lines[-1] if lines else "no message"
+
+    def totals(self, fresh: bool = False) -> dict[Owner, DeviceTime]:
+        """Cumulative requests and times per owner, as last printed; `fresh`: as printed
+        after this call (a baseline must not be a print older than the set-up's I/O)."""
+        with self.lock:
+            if fresh:
+                for _ in DEVTIME_MAPS:  # a whole print of all three maps after now
+                    if not self.printed.wait(timeout=5):
+                        raise AgentError(f"bpftrace {DEVTIME_SCRIPT} stopped printing")
+            keys = {key for values in self.maps.values() for key in values}
+            return {parse_owner(key): DeviceTime(**{field: self.maps[name].get(key, 0)
+                                                    for name, field in DEVTIME_MAPS.items()})
+                    for key in keys}
+
+    def stop(self) -> None:
+        """SIGINT ends bpftrace (its END block empties the big maps first)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.reader is not None:
+            self.reader.join(timeout=5)
+        if self.proc is not None and self.proc.stdout is not None:
+            self.proc.stdout.close()
+        remove_devtime_tracers(self.root)
+        self.proc = None
+
+
+class CgroupIds:
+    """Which tenant an io cgroup (by inode number) belongs to: its own directory or one
+    below it (containers nest groups). Looked up again when an unknown cgroup appears."""
+
+    def __init__(self, backend: Backend, tenants: dict[str, str]) -> None:
+        self.backend = backend
+        self.tenants = tenants
+        self.owner: dict[int, str | None] = {}
+
+    def scan(self) -> None:
+        for name, rel in self.tenants.items():
+            for directory, _, _ in os.walk(self.backend.path(rel)):
+                try:
+                    self.owner[os.stat(directory).st_ino] = name
+                except FileNotFoundError:
+                    continue  # a group removed meanwhile
+
+    def tenant(self, cgroup: int) -> str | None:
+        if cgroup not in self.owner:
+            self.scan()
+            # not a tenant's (the root, a daemon's); kernfs never reuses an inode number
+            self.owner.setdefault(cgroup, None)
+        return self.owner[cgroup]
+
+
 class Sampler:
     """Writes io-samples.jsonl: deltas per interval for every tenant, jbd2 thread and device."""
 
     def __init__(self, out: Path, backend: Backend, device_name: str, devnum: str,
                  tenants: dict[str, str], weights: dict[str, int], jbd2: list[Jbd2],
-                 host: str, interval: float = 1.0) -> None:
+                 host: str, devtime: DeviceTimeTracer | None = None,
+                 interval: float = 1.0) -> None:
+        """`devtime`, when given, is launched already and adds requests and device time to
+        every line; the sampler stops it."""
         self.out = out
         self.backend = backend
         self.device_name = device_name
@@ -157,6 +378,8 @@ class Sampler:
         self.jbd2 = jbd2
         self.interval = interval
         self.tracer = JournalTracer(host, jbd2)
+        self.devtime = devtime
+        self.cgroup_ids = CgroupIds(backend, tenants)
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.loop, name="sampler", daemon=True)
         self.error: BaseException | None = None
@@ -169,10 +392,35 @@ class Sampler:
         values[("device", self.device_name)] = device_counters(self.device_name)
         return values
 
+    def read_times(self, fresh: bool = False) -> dict[tuple[str, str], DeviceTime]:
+        """Requests and device time per line: a tenant's cgroups (jbd2 threads sitting in
+        them included, as the cgroup counters include them), a jbd2 thread's own, and every
+        owner's on the device line."""
+        if self.devtime is None:
+            return {}
+        totals = self.devtime.totals(fresh)
+        values = {("tenant", name): DeviceTime() for name in self.tenants}
+        for thread in self.jbd2:
+            values[("jbd2", thread.name)] = DeviceTime()
+        device = DeviceTime()
+        for (pid, cgroup), value in totals.items():
+            device += value
+            tenant = self.cgroup_ids.tenant(cgroup)
+            if tenant is not None:
+                values[("tenant", tenant)] += value
+            for thread in self.jbd2:
+                if pid == thread.pid:
+                    values[("jbd2", thread.name)] += value
+        values[("device", self.device_name)] = device
+        return values
+
     def start(self) -> None:
         self.tracer.start()
+        if self.devtime is not None:
+            self.devtime.wait_ready()
         self.start_time = time.monotonic()
         self.previous = self.read_all()
+        self.previous_times = self.read_times(fresh=True)
         self.previous_time = self.start_time
         self.thread.start()
 
@@ -189,15 +437,17 @@ class Sampler:
 
     def sample(self, handle: IO[str]) -> None:
         now = time.monotonic()
-        current = self.read_all()
+        current, times = self.read_all(), self.read_times()
         base = {"t": round(now - self.start_time, 3), "dt": round(now - self.previous_time, 3)}
         for (kind, source), value in current.items():
             delta = value - self.previous[(kind, source)]
             row = {**base, "kind": kind, "source": source, **delta.__dict__}
+            if times:
+                row.update((times[(kind, source)] - self.previous_times[(kind, source)]).__dict__)
             row.update(self.extra(kind, source))
             handle.write(json.dumps(row) + "\n")
         handle.flush()
-        self.previous, self.previous_time = current, now
+        self.previous, self.previous_times, self.previous_time = current, times, now
 
     def extra(self, kind: str, source: str) -> dict[str, object]:
         if kind == "tenant":
@@ -210,8 +460,11 @@ class Sampler:
 
     def stop(self) -> None:
         self.stopping.set()
-        self.thread.join(timeout=10)
+        if self.thread.ident is not None:  # start() may have failed before the thread ran
+            self.thread.join(timeout=10)
         self.tracer.stop()
+        if self.devtime is not None:
+            self.devtime.stop()
         if self.error is not None:
             raise AgentError(f"sampler failed: {self.error}") from self.error
         log.info("sampler stopped")

@@ -22,7 +22,8 @@ from typing import Any
 
 from journalbench import runfolder
 from journalbench.agent.arms import VM
-from journalbench.parse import ParseError, mariadb, problem
+from journalbench.parse import ParseError, currencies, mariadb, problem
+from journalbench.parse.currencies import same_cgroup
 from journalbench.parse.fio import parse_fio, summarise
 from journalbench.parse.fsync import parse_fsync
 from journalbench.parse.guest import parse_guest
@@ -226,12 +227,9 @@ def ops_rows(folder: Path, ids: dict[str, Any], tenants: list[dict[str, Any]]
                 **ids, "t": round(t, 3), "dt": round(dt, 3), "kind": "ops", "source": name,
                 "tenant": name, "cgroup": None, "read_bytes": None, "write_bytes": None,
                 "bytes": None, "ios": None, "own_bytes": None, "mb_s": None,
-                "device_share": None, "ops": ops})
+                "device_share": None, "ops": ops,
+                **dict.fromkeys(currencies.SAMPLE_COLUMNS)})
     return rows
-
-
-def same_cgroup(a: str | None, b: str | None) -> bool:
-    return a is not None and b is not None and a.strip("/") == b.strip("/")
 
 
 def own_bytes_by_line(samples: list[Sample]) -> dict[int, int]:
@@ -314,6 +312,7 @@ def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[
         if sample.kind == "device":
             device[sample.t] = device.get(sample.t, 0) + sample.bytes
     own_by_line = own_bytes_by_line(samples)
+    more = currencies.sample_columns(samples)  # requests and device time
     rows = []
     for index, sample in enumerate(samples):
         if sample.t not in device:
@@ -327,7 +326,7 @@ def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[
             "own_bytes": own_by_line.get(index),
             "mb_s": sample.bytes / sample.dt / MB if sample.dt > 0 else None,
             "device_share": sample.bytes / device[sample.t] if device[sample.t] else None,
-            "ops": None,
+            "ops": None, **more[index],
         })
     return rows
 
@@ -343,6 +342,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
     tenants = spec["tenants"]
     names = [t["name"] for t in tenants]
     shares = share_columns(samples_path, samples, names)
+    more_shares = currencies.run_columns(samples_path, samples, names)  # requests, time
     total_weight = sum(t["weight"] for t in tenants)
     ids = {"campaign": spec.get("campaign"), "host": spec["host"], "run_id": spec["run_id"],
            "arm": spec["arm"]}
@@ -357,7 +357,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             "preset": workload.get("preset"), "workload": workload_name(workload),
             "beside": "+".join(others) if others else "alone",
             **tool_columns(folder, tenant["name"], workload),
-            **shares[tenant["name"]],
+            **shares[tenant["name"]], **more_shares[tenant["name"]],
             **guest_columns(folder, tenant["name"], spec["arm"]),
             **mariadb.db_columns(folder, tenant["name"], workload["tool"]),
             **host,

@@ -2,6 +2,8 @@
 
 Every line is checked against the documented format, so a truncated last line, a cumulative
 counter where a delta belongs or a missing field stops the run with the file and line named.
+Requests and device time (`requests`, `time_ns`, `inflight_ns`) came later: a line has all
+three or none (runs sampled before them), and then they are None.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from journalbench.parse import json_lines
 
 KINDS = ("tenant", "jbd2", "device")
 COUNTS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
+TIMES = ("requests", "time_ns", "inflight_ns")  # devtime.bt's; absent in older runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +34,9 @@ class Sample:
     tenant: str | None  # jbd2: whose volume it journals (None: a shared journal)
     pid: int | None  # jbd2 only
     device: str | None  # device only
+    requests: int | None = None  # None: sampled before requests and device time were
+    time_ns: int | None = None
+    inflight_ns: int | None = None
 
     @property
     def bytes(self) -> int:
@@ -60,6 +66,12 @@ def check_line(row: Any) -> str | None:
     for key in COUNTS:
         if not is_count(row.get(key)):
             return f"'{key}' missing or not a non-negative integer"
+    times = [key for key in TIMES if key in row]
+    if times and len(times) < len(TIMES):
+        return f"'{sorted(set(TIMES) - set(times))[0]}' missing beside '{times[0]}'"
+    for key in times:
+        if not is_count(row[key]):
+            return f"'{key}' not a non-negative integer"
     if kind == "tenant":
         if not isinstance(row.get("cgroup"), str):
             return "tenant line without 'cgroup'"
@@ -91,5 +103,6 @@ def parse_samples(path: Path | str) -> list[Sample]:
             tenant=row["tenant"] if kind == "jbd2" else None,
             pid=row["pid"] if kind == "jbd2" else None,
             device=row["device"] if kind == "device" else None,
+            **{key: row.get(key) for key in TIMES},
         ))
     return samples

@@ -1,0 +1,74 @@
+"""Requests and device time per tenant and jbd2 thread (agent/devtime.bt), on a real run: a
+high-fsync writer whose journal sits in its own cgroup (journal-accounted), beside a no-fsync
+writer, on a loop device of a throw-away host."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import start_run
+from journalbench import runfolder
+from journalbench.parse.rows import parse_run
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+TIMES = ("requests", "time_ns", "inflight_ns")
+
+
+def run_pair(host: dict[str, Any], out: Path) -> list[dict[str, Any]]:
+    spec = {"arm": "journal-accounted", "duration_s": 4, "repetition": 1, "tenants": [
+        {"name": "victim", "weight": 700, "workload": {"tool": "fio", "preset": "high-fsync"}},
+        {"name": "neighbour", "weight": 300,
+         "workload": {"tool": "fio", "preset": "no-fsync"}}]}
+    proc = start_run(spec, host, out)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert runfolder.is_complete(out), runfolder.manifest_problems(out)
+    return [json.loads(line) for line in (out / runfolder.SAMPLES).read_text().splitlines()]
+
+
+def test_requests_and_device_time_per_tenant_and_journal(agent_host, tmp_path):
+    lines = run_pair(agent_host, tmp_path / "run")
+    assert all(set(TIMES) <= set(line) for line in lines)
+    sums: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for line in lines:
+        for key in (*TIMES, "write_ios", "dt"):
+            sums[(line["kind"], line["tenant"] if line["kind"] == "jbd2" else line["source"])][
+                key] += line[key]
+    victim, neighbour = sums[("tenant", "victim")], sums[("tenant", "neighbour")]
+    journal = sums[("jbd2", "victim")]
+    device = next(v for (kind, _), v in sums.items() if kind == "device")
+    # the victim's journal commits, with requests and device time of its own
+    assert journal["write_ios"] > 0 and journal["requests"] > 0 and journal["time_ns"] > 0
+    assert victim["requests"] > 0 and neighbour["requests"] > 0
+    by_interval: dict[float, dict[tuple[str, str], dict[str, Any]]] = defaultdict(dict)
+    for line in lines:
+        by_interval[line["t"]][(line["kind"], line["tenant"] if line["kind"] == "jbd2"
+                                else line["source"])] = line
+    for t, parts in by_interval.items():
+        dev = next(v for (kind, _), v in parts.items() if kind == "device")
+        for key in TIMES:  # one snapshot per interval: the parts never exceed the whole
+            assert parts[("tenant", "victim")][key] + parts[("tenant", "neighbour")][key] \
+                <= dev[key], (t, key)
+            # the journal sits in the victim's cgroup: its requests are within the victim's
+            assert parts[("jbd2", "victim")][key] <= parts[("tenant", "victim")][key], (t, key)
+    # each moment is charged at most once: no more device time than the run lasted (plus the
+    # 20 ms by which a print may lag), and never more than the requests' issue->completion
+    wall_ns = device["dt"] * 1e9
+    assert device["time_ns"] <= wall_ns + 0.02e9
+    for part in (victim, neighbour, journal, device):
+        assert part["time_ns"] <= part["inflight_ns"]
+    # the run's shares in requests and time add up to one, and the disk's time went to the
+    # tenants and the journals (not to requests nobody could be named for)
+    runs, _ = parse_run(tmp_path / "run")
+    for currency in ("requests", "time"):
+        parts = sum(row[f"own_{currency}_share"] + row[f"jbd2_{currency}_share"] for row in runs)
+        assert parts + runs[0][f"shared_jbd2_{currency}_share"] == pytest.approx(1)
+    assert runs[0]["other_time_share"] < 0.05
+    victim_row = next(row for row in runs if row["tenant"] == "victim")
+    assert victim_row["jbd2_time_share"] > 0 and victim_row["jbd2_requests_share"] > 0
