@@ -174,3 +174,43 @@ def test_kill_9_of_the_agent_leaves_servers_that_teardown_ends(agent_host, tmp_p
     assert done.returncode == 0, done.stderr
     assert not servers(agent_host)
     assert not system_residue(agent_host["name"], agent_host["state_dir"])
+
+
+@pytest.fixture
+def guest_visible_host(tmp_path):
+    """A throw-away host whose state folder a guest can read (its /tmp and /run are its own
+    tmpfs, so the agent_host fixture's folder under /tmp is hidden from it): the prepared data
+    directory is read there. Torn down and checked for residue like agent_host."""
+    from journalbench.agent import guest_image
+
+    if not (guest_image.GUEST_DIR / guest_image.INFO).is_file():
+        pytest.skip("no guest kernel: run `make guest`")
+    state = Path(f"/var/tmp/journalbench-pytest-{os.getpid()}")
+    name = f"pytestvm{os.getpid()}"
+    state.mkdir(parents=True)
+    host_file = tmp_path / f"{name}.yaml"
+    host_file.write_text(f"name: {name}\ntransport: local\nstate_dir: {state}\n"
+                         "device: {kind: image, size_gb: 4}\nbfq: {strict_guarantees: 1}\n")
+    try:
+        yield {"name": name, "file": host_file, "state_dir": state}
+        subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host", str(host_file)],
+                       capture_output=True, text=True, timeout=120)
+        assert not system_residue(name, state)
+    finally:
+        subprocess.run(["rm", "-rf", str(state)], check=True)
+
+
+def test_two_guests(guest_visible_host, tmp_path):
+    """The vm arm: each server and client inside its guest, the data directory read over the
+    guest's view of the host's root; no fsync trace (the guest's kernel sees those calls)."""
+    threads = {**SMALL, "threads": 2}
+    out = tmp_path / "run"
+    code, stderr = finish(start_run(spec("vm", ("victim", 700, threads),
+                                         ("neighbour", 300, threads)),
+                                    guest_visible_host, out), timeout=600)
+    assert code == 0, stderr
+    runs, _ = parse_run(out)
+    for row in runs:
+        assert row["ops_s"] > 0 and row["db_fsyncs"] > 0 and row["client_threads"] == 2
+        assert row["fsync_source"] is None and row["cpu_bound"] in (0, 1)
+    assert not servers(guest_visible_host)

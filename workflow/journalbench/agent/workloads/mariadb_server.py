@@ -27,6 +27,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -46,6 +47,7 @@ START_TIMEOUT_S = 120
 POLL_S = 0.25
 BUILD = "mariadb-build"  # below the host's state root: teardown finds its server there
 CACHE = "mariadb"  # below the host's state_dir: kept across runs, like the calibration
+BUILDING = threading.Lock()
 
 
 class Shell(Protocol):
@@ -216,8 +218,16 @@ def prepared_datadir(state_dir: Path, state_root: Path, tables: int,
     key = cache_key(tables, table_size)
     tarball = cache_path(state_dir, key)
     record_file = tarball.with_suffix(".json")
-    if tarball.is_file() and record_file.is_file():
-        return tarball, json.loads(record_file.read_text())
+    # tenants may prepare at once (the vm arm's guests): the first one builds, the others wait
+    with BUILDING:
+        if tarball.is_file() and record_file.is_file():
+            return tarball, json.loads(record_file.read_text())
+        return build_datadir(key, tarball, state_root, tables, table_size)
+
+
+def build_datadir(key: dict[str, Any], tarball: Path, state_root: Path, tables: int,
+                  table_size: int) -> tuple[Path, dict[str, Any]]:
+    record_file = tarball.with_suffix(".json")
     log.info("preparing MariaDB tables %d x %d once for this host", tables, table_size)
     build = state_root / BUILD
     shutil.rmtree(build, ignore_errors=True)
