@@ -58,9 +58,9 @@ def test_requests_and_device_time_per_tenant_and_journal(agent_host, tmp_path):
             # the journal sits in the victim's cgroup: its requests are within the victim's
             assert parts[("jbd2", "victim")][key] <= parts[("tenant", "victim")][key], (t, key)
     # each moment is charged at most once: no more device time than the run lasted (plus the
-    # 20 ms by which a print may lag), and never more than the requests' issue->completion
+    # 50 ms by which a print may lag), and never more than the requests' issue->completion
     wall_ns = device["dt"] * 1e9
-    assert device["time_ns"] <= wall_ns + 0.02e9
+    assert device["time_ns"] <= wall_ns + 0.05e9
     for part in (victim, neighbour, journal, device):
         assert part["time_ns"] <= part["inflight_ns"]
     # the run's shares in requests and time add up to one, and the disk's time went to the

@@ -6,7 +6,7 @@ pids, so tracing costs a few events per journal commit and nothing for tenant I/
 
 Requests and device time (a second and third currency of disk shares) come from bpftrace
 running devtime.bt, which sums them in the kernel per (kernel thread, io cgroup) and prints
-the totals every 20 ms: a tenant's are those of its cgroup (and the cgroups below it), a jbd2
+the totals every 50 ms: a tenant's are those of its cgroup (and the cgroups below it), a jbd2
 thread's those it submitted, wherever it sat, so a journal in the tenant's cgroup (the
 journal-accounted arm) is told apart from the tenant by its pid.
 """
