@@ -31,8 +31,10 @@ experiments:
     claims: [C17]
     arms: [shared-journal]
     tenants:
-      - {name: a, weight: 700, workload: {tool: fio, preset: high-fsync, size_mb: 16}}
-      - {name: b, weight: 300, workload: {tool: fio, preset: high-fsync, size_mb: 16}}
+      - {name: a, weight: 700, workload: {tool: fio, preset: high-fsync, size_mb: 16,
+                                              prep: overwrite}}
+      - {name: b, weight: 300, workload: {tool: fio, preset: high-fsync, size_mb: 16,
+                                              prep: overwrite}}
 """
 SPEC = {
     "arm": "shared-journal",

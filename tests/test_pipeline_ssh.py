@@ -49,7 +49,7 @@ def test_campaign_over_two_ssh_hosts(repo, sshd_local, sshd_netns, workspace, tm
         f"name: {CAMPAIGN}\ndescription: two hosts\nduration_s: 3\nrepetitions: 2\n"
         "experiments:\n  - id: solo\n    claims: [C8]\n    arms: [shared-journal]\n"
         "    tenants:\n      - {name: a, weight: 500, workload: {tool: fio, preset: high-fsync,"
-        " size_mb: 16}}\n")
+        " size_mb: 16, prep: overwrite}}\n")  # a small file it goes round
     hosts = [server.host_file(workspace / name, name=name)
              for server, name in ((sshd_local, "jbt-pipe-a"), (sshd_netns, "jbt-pipe-b"))]
     inventory = tmp_path / "lab.yaml"

@@ -42,7 +42,7 @@ def campaign_file(tmp_path: Path) -> Path:
         f"name: {CAMPAIGN}\ndescription: killed and resumed\nduration_s: 2\nrepetitions: 3\n"
         "experiments:\n  - id: solo\n    claims: [C8]\n    arms: [shared-journal]\n"
         "    tenants:\n      - {name: a, weight: 500, workload: {tool: fio, preset: high-fsync,"
-        " size_mb: 16}}\n")
+        " size_mb: 16, prep: overwrite}}\n")  # a small file it goes round
     return path
 
 
