@@ -1,5 +1,6 @@
 # journalbench: the two commands a newcomer needs.
-#   make reproduce   rebuild every figure, table and results/claims.md from data/raw (no root)
+#   make reproduce   rebuild every figure, table, the ledger results/claims.md and the HTML
+#                    report results/report.html from data/raw (no root)
 #   make test        install what the tests need (apt packages when root) and run the whole suite
 # Both are idempotent: a second run skips the set-up that is already done.
 
@@ -10,9 +11,10 @@ STAMP  := $(VENV)/.journalbench-installed
 
 # Debian packages: what the agent's device, arm, workload and probe modules declare
 # (workflow/journalbench/agent/packages.py gathers them; stdlib only, so no venv is needed),
-# plus what only the tests use (sshd on loopback and in a network namespace).
+# plus what only the tests use (sshd on loopback and in a network namespace; chromium renders
+# the HTML report).
 AGENT_PACKAGES := $(shell PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.packages)
-TEST_PACKAGES  := openssh-server iproute2 procps
+TEST_PACKAGES  := openssh-server iproute2 procps chromium
 # What builds the YCSB binding (the agent hosts only need the JRE, a workload tool).
 BUILD_PACKAGES := maven default-jdk-headless
 APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES) $(BUILD_PACKAGES)
@@ -21,6 +23,7 @@ APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES) $(BUILD_PACKAGES)
 
 reproduce: venv
 	$(BIN)/snakemake --cores 1
+	$(BIN)/snakemake --report results/report.html
 
 test: venv system-deps guest ycsb
 	$(BIN)/ruff check .
