@@ -17,7 +17,8 @@ import sshd
 from sshd import pids_matching
 
 from journalbench import bundle, checkhost, runfolder, runremote
-from journalbench.agent import packages
+from journalbench.agent import guest_image, packages
+from journalbench.agent.arms import vm
 from journalbench.deploy import agent_host_json, deploy, layout_of
 from journalbench.errors import AgentError, ConfigError
 from journalbench.hosts import load_host
@@ -154,6 +155,12 @@ FULL = {
     "space_dir": "/var/lib",
     "space_kb": str(50 * 1024 * 1024),
     **{f"tool_{t.command}": f"/usr/bin/{t.command}" for t in packages.tools("x86_64")},
+    "boot_id": "b00t", "qemu_version": "QEMU emulator version 7.2.22",
+    "guest_recipe": guest_image.recipe(), "guest_files": "yes", "guest_kernel": "6.1.0-56-amd64",
+    "guest_boot_kernel": "vmlinux",
+    "kvm_probe_key": json.dumps(vm.probe_key("b00t", "6.1.0-18-amd64",
+                                             "QEMU emulator version 7.2.22"), sort_keys=True),
+    "kvm_probe": "kvm",
 }
 IMAGE_HOST = {"name": "h", "python": "python3", "device": {"kind": "image", "size_gb": 12}}
 
@@ -205,6 +212,40 @@ def test_evaluate_required_failures(facts, name, found):
     checks = {c.name: c for c in checkhost.evaluate(IMAGE_HOST, {**FULL, **facts})}
     assert not checks[name].ok and checks[name].required
     assert checks[name].found == found
+
+
+@pytest.mark.parametrize(
+    ("facts", "found"),
+    [
+        ({"guest_recipe": "", "guest_files": ""}, "missing (/var/cache/journalbench/guest)"),
+        ({"guest_recipe": "0ld"}, "6.1.0-56-amd64: built by an older recipe"),
+        ({"guest_files": "no"}, "6.1.0-56-amd64: kernel or initramfs missing"),
+    ],
+)
+def test_evaluate_a_missing_or_stale_vm_guest_says_make_guest(facts, found):
+    checks = {c.name: c for c in checkhost.evaluate(IMAGE_HOST, {**FULL, **facts})}
+    guest = checks["VM guest"]
+    assert (guest.ok, guest.required, guest.found) == (False, False, found)
+    text = checkhost.format_checks("h", list(checks.values()))
+    assert "VM guest: make guest" in text
+    assert "everything the agent needs is there (optional, missing: VM guest" in text
+
+
+@pytest.mark.parametrize(
+    ("facts", "ok", "found"),
+    [
+        ({}, True, "works (a probe guest booted)"),
+        ({"kvm_probe": "a KVM guest did not boot within 20 s"}, False,
+         "/dev/kvm, but a KVM guest did not boot within 20 s: VMs run under TCG"),
+        ({"boot_id": "rebooted"}, False, "/dev/kvm, not probed yet"),
+        ({"boot_id": "rebooted", "guest_recipe": ""}, False,
+         "/dev/kvm, not probed: no VM guest to boot"),
+        ({"kvm": ""}, False, "no /dev/kvm: VMs run under TCG"),
+    ],
+)
+def test_evaluate_kvm_is_what_the_probe_of_this_boot_said(facts, ok, found):
+    kvm = {c.name: c for c in checkhost.evaluate(IMAGE_HOST, {**FULL, **facts})}["KVM"]
+    assert (kvm.ok, kvm.required, kvm.found) == (ok, False, found)
 
 
 def test_evaluate_disk_device():

@@ -44,6 +44,7 @@ MEMORY_MB = 1024  # the thesis's VM: 1 vCPU, 1 GiB
 PORTS = 4  # concurrent commands per guest (layout or measured fio, the report, a spare)
 BOOT_TIMEOUT_S = 60
 PROBE_TIMEOUT_S = 20
+PROBE_CACHE = "kvm-probe.json"  # in the guest folder: the KVM probe's answer, per host boot
 GUEST_DISK = "/dev/vda"
 SATURATED_SHARE = 0.5  # a run is CPU-bound when the vCPU is saturated this share of seconds
 REPORT_START_S = 60
@@ -57,8 +58,8 @@ def vm_root(state_root: Path) -> Path:
     return state_root / "vm"
 
 
-def qemu_binary() -> str:
-    return f"qemu-system-{platform.machine()}"
+def qemu_binary(arch: str | None = None) -> str:
+    return f"qemu-system-{arch or platform.machine()}"
 
 
 def agent_share() -> tuple[Path, str]:
@@ -121,6 +122,22 @@ def wait_console(proc: subprocess.Popen[bytes], console: Path, marker: str,
     return False
 
 
+def probe_argv(arch: str, boot_kernel: str, serial: str) -> list[str]:
+    """The KVM probe: the run's guest (kernel, initramfs, memory, root share, serial
+    controller) without disk or command ports; its init prints PROBE_OK and powers off.
+    check-host runs the same probe over the host's transport."""
+    guest = guest_image.GUEST_DIR
+    return [
+        qemu_binary(arch), "-accel", "kvm", "-cpu", "host", "-m", str(MEMORY_MB), "-smp", "1",
+        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-nic", "none",
+        "-serial", serial, "-kernel", str(guest / boot_kernel),
+        "-initrd", str(guest / guest_image.INITRD), "-append", f"{BOOT_ARGS} jb_probe=1",
+        "-fsdev", "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap",
+        "-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot",
+        "-device", "virtio-serial-pci",
+    ]
+
+
 def probe_kvm(folder: Path) -> str:
     """'kvm' if a guest really boots under KVM within the timeout, else why not."""
     try:
@@ -128,29 +145,43 @@ def probe_kvm(folder: Path) -> str:
     except OSError as error:
         return f"/dev/kvm: {error.strerror}"
     folder.mkdir(parents=True, exist_ok=True)
-    argv = qemu_argv("kvm", folder, "", "jb_probe=1")
+    boot_kernel = guest_files().get("boot_kernel", guest_image.KERNEL)
+    argv = probe_argv(platform.machine(), boot_kernel, f"file:{folder / 'console.log'}")
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         ok = wait_console(proc, folder / "console.log", guest_image.PROBE_OK, PROBE_TIMEOUT_S)
     finally:
         kill_wait([proc.pid])
         proc.wait()
-    return "kvm" if ok else f"a KVM guest did not boot within {PROBE_TIMEOUT_S} s"
+    return "kvm" if ok else probe_failed()
+
+
+def probe_failed() -> str:
+    return f"a KVM guest did not boot within {PROBE_TIMEOUT_S} s"
+
+
+def probe_key(boot_id: str, kernel: str, qemu_version: str) -> dict[str, str]:
+    """What the probe's answer holds for: this host boot, kernel, QEMU and guest build."""
+    return {"boot_id": boot_id, "kernel": kernel, "qemu": qemu_version,
+            "guest": guest_image.recipe()}
+
+
+def probe_record(key: dict[str, str], result: str) -> str:
+    return json.dumps({"key": key, "result": result}, indent=1) + "\n"
 
 
 def choose_accel(host: dict[str, Any], folder: Path) -> tuple[str, str]:
     """(accel, why); the probe's answer is kept per host boot, kernel, QEMU and guest build."""
-    key = {"boot_id": Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
-           "kernel": platform.release(), "qemu": tool_version(qemu_binary(), "--version"),
-           "guest": guest_image.recipe()}
-    cache = guest_image.GUEST_DIR / "kvm-probe.json"
+    key = probe_key(Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+                    platform.release(), tool_version(qemu_binary(), "--version"))
+    cache = guest_image.GUEST_DIR / PROBE_CACHE
     try:
         known = json.loads(cache.read_text())
     except (OSError, ValueError):
         known = {}
     if known.get("key") != key:
         known = {"key": key, "result": probe_kvm(folder / "kvm-probe")}
-        cache.write_text(json.dumps(known, indent=1) + "\n")
+        cache.write_text(probe_record(key, known["result"]))
         shutil.rmtree(folder / "kvm-probe", ignore_errors=True)
     result = known["result"]
     if result == "kvm":
