@@ -250,3 +250,55 @@ def test_a_run_whose_file_wraps_fails_and_lands_nothing(agent_host, tmp_path):
     last = stderr.strip().splitlines()[-1]
     assert "tenant victim: fallocate file wrapped" in last and "fio-victim.json" in last
     assert not runfolder.is_complete(out) and not (out / runfolder.MANIFEST).exists()
+
+
+# -- the fsync tracer's seconds -----------------------------------------------------------------
+
+FSYNC = Path(__file__).resolve().parent / "fixtures" / "fsync"
+
+
+def test_fsync_trace_keeps_the_windows_seconds() -> None:
+    from journalbench.parse.fsync import parse_fsync
+
+    trace = parse_fsync(FSYNC / "python-fsync-v2-pid.txt")
+    assert trace.count == 12 and sorted(trace.seconds) == [0, 1, 2]
+    assert trace.t0_ns is not None
+    second = 10**9
+    kept = trace.within(trace.t0_ns + second, trace.t0_ns + 3 * second)
+    assert sorted(kept.seconds) == [1, 2] and kept.count == 3 + 2 + 2
+    assert kept.per_s == pytest.approx(7 / 2)
+    assert kept.mean_ns == pytest.approx((983075 + 1816625 + 4060268) / 7)
+    assert kept.syscalls["fsync"].min_ns == 318786  # from the kept seconds only
+    assert kept.percentile_ns(50) is not None
+    # a version 1 summary (no seconds) is kept whole: runs made before the window
+    old = parse_fsync(FSYNC / "fio-fsync5-pid.txt")
+    assert old.t0_ns is None and old.within(0, 1) is old
+
+
+def test_fsync_seconds_that_do_not_add_up_are_refused(tmp_path: Path) -> None:
+    from journalbench.parse import ParseError
+    from journalbench.parse.fsync import parse_fsync
+
+    text = (FSYNC / "python-fsync-v2-pid.txt").read_text()
+    lost = tmp_path / "fsync-a.txt"
+    lost.write_text(text.replace("@sec_calls[fsync, 2]: 2\n", "@sec_calls[fsync, 2]: 1\n"))
+    with pytest.raises(ParseError, match="fsync: the per-second figures do not add up"):
+        parse_fsync(lost)
+
+
+def test_window_in_monotonic_nanoseconds() -> None:
+    recorded = window.window(0.25, 2, 10, clock_ns=5 * 10**9)
+    assert window.monotonic_ns(recorded) == (7_250_000_000, 17_250_000_000)
+    assert window.monotonic_ns(window.window(0.25, 2, 10)) is None
+
+
+def test_a_shipped_run_from_before_the_window_parses_whole() -> None:
+    from conftest import REPO
+    from journalbench.parse.samples import parse_samples
+
+    folder = sorted((REPO / "data" / "raw" / "arms20").glob("*/*"))[0]
+    rows, sample_rows = parse_run(folder)
+    raw = parse_samples(folder / runfolder.SAMPLES)
+    assert {r["prep"] for r in rows} == {"overwrite"} and {r["warmup_s"] for r in rows} == {0}
+    assert {(r["window_start_s"], r["window_end_s"]) for r in rows} == {(0.0, raw[-1].t)}
+    assert len([r for r in sample_rows if r["kind"] != "ops"]) == len(raw)  # nothing trimmed

@@ -26,13 +26,23 @@ def warmup_of(spec: dict[str, Any]) -> int:
     return int(spec.get("warmup_s", ABSENT_WARMUP_S))
 
 
-def window(started_s: float, warmup_s: int, duration_s: int) -> dict[str, float]:
+def window(started_s: float, warmup_s: int, duration_s: int,
+           clock_ns: int | None = None) -> dict[str, float | int | None]:
     """host.json's `window`: when the workloads had started and the measured seconds after
-    their warm-up, on the sampler's clock."""
+    their warm-up, on the sampler's clock, whose zero is `clock_ns` on CLOCK_MONOTONIC (the
+    clock of the fsync tracer's t0_ns)."""
     start = started_s + warmup_s
     return {"workloads_started_s": round(started_s, 3), "warmup_s": warmup_s,
             "duration_s": duration_s, "start_s": round(start, 3),
-            "end_s": round(start + duration_s, 3)}
+            "end_s": round(start + duration_s, 3), "clock_ns": clock_ns}
+
+
+def monotonic_ns(recorded: dict[str, Any]) -> tuple[int, int] | None:
+    """A recorded window as CLOCK_MONOTONIC nanoseconds, or None without its clock."""
+    clock = recorded.get("clock_ns")
+    if clock is None:
+        return None
+    return (int(clock + recorded["start_s"] * 1e9), int(clock + recorded["end_s"] * 1e9))
 
 
 def inside(t: float, dt: float, start: float, end: float) -> bool:

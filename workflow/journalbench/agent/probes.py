@@ -5,6 +5,7 @@ eight processes into `fsync-<tenant>.txt` (parsed by journalbench.parse.fsync)."
 from __future__ import annotations
 
 import importlib.resources
+import os
 import shutil
 import signal
 import subprocess
@@ -19,6 +20,10 @@ TOOLS = (Tool("bpftrace", "bpftrace", False, "fsync latency of database workload
 SCRIPT = "fsync.bt"  # in journalbench.agent.workloads, read as a resource: the agent is a zipapp
 MAX_PIDS = 8
 HEADER = "journalbench-fsync"
+# fsync.bt keeps its latency buckets per second (for the measurement window): an hour of a
+# database's fsyncs spread over 30-odd buckets outgrows bpftrace's default 4096 keys a map; a
+# map that still fills is caught by the parser (the seconds no longer add up to the whole)
+MAP_KEYS = {"BPFTRACE_MAP_KEYS_MAX": "262144"}
 
 
 class FsyncTracer:
@@ -46,7 +51,8 @@ class FsyncTracer:
         self.script = script
         with self.out.open("w") as handle:
             self.proc = subprocess.Popen([bpftrace, "-q", str(script), *self.argv],
-                                         stdout=handle, stderr=subprocess.PIPE, text=True)
+                                         stdout=handle, stderr=subprocess.PIPE, text=True,
+                                         env={**os.environ, **MAP_KEYS})
         deadline = time.monotonic() + timeout_s
         while HEADER not in self.out.read_text():
             if self.proc.poll() is not None:
