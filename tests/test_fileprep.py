@@ -13,6 +13,7 @@ from test_agent import run, samples
 
 from conftest import start_run
 from journalbench import campaign, runfolder, window
+from journalbench.agent import guest_image
 from journalbench.agent.workloads import fio
 from journalbench.errors import AgentError, ConfigError
 from journalbench.parse.rows import measured_span, parse_run
@@ -302,3 +303,21 @@ def test_a_shipped_run_from_before_the_window_parses_whole() -> None:
     assert {r["prep"] for r in rows} == {"overwrite"} and {r["warmup_s"] for r in rows} == {0}
     assert {(r["window_start_s"], r["window_end_s"]) for r in rows} == {(0.0, raw[-1].t)}
     assert len([r for r in sample_rows if r["kind"] != "ops"]) == len(raw)  # nothing trimmed
+
+
+@pytest.mark.root
+@pytest.mark.slow
+@pytest.mark.skipif(not (guest_image.GUEST_DIR / guest_image.INFO).is_file(),
+                    reason="no guest kernel: run `make guest`")
+def test_a_vm_tenant_runs_fallocate_with_its_warmup(agent_host, tmp_path):
+    """The same Fio module inside a guest: sizing from the guest's own file system, the ramp,
+    and the file check after the run."""
+    planned = {**spec("fallocate"), "arm": "vm"}
+    out = run(planned, agent_host, tmp_path / "run")
+    report = json.loads((out / fio.file_report("victim")).read_text())
+    job = json.loads((out / runfolder.fio_file("victim")).read_text())["jobs"][0]
+    assert job["job options"]["ramp_time"] == "1" and job["write"]["io_bytes"] > 0
+    assert report["filled"] is False
+    assert job["write"]["io_bytes"] < report["written_bytes"] < report["size_bytes"]
+    [row], _ = parse_run(out)
+    assert row["prep"] == "fallocate" and row["warmup_s"] == 1 and row["guest_jbd2_bytes"] > 0
