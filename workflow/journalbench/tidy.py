@@ -36,6 +36,8 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("tenant", "string"), ("weight", "int64"), ("target_share", "float64"),
     ("tool", "string"), ("preset", "string"), ("workload", "string"), ("bs", "string"),
     ("beside", "string"),
+    ("prep", "string"), ("warmup_s", "int64"), ("window_start_s", "float64"),
+    ("window_end_s", "float64"),
     ("tool_version", "string"), ("tool_runtime_s", "float64"),
     ("throughput_mb_s", "float64"), ("iops", "float64"), ("ops_s", "float64"),
     ("failed_ops", "int64"),

@@ -259,7 +259,8 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         # a busy or stolen CPU during the measured phase is part of what the numbers mean
         facts["load_during_run"] = provenance.load_between(load0, provenance.load())
         facts["timing"] = {"setup_s": round(setup_s, 3), "workload_s": round(workload_s, 3)}
-        facts["window"] = window.window(started_s, warmup_s, spec["duration_s"])
+        facts["window"] = window.window(started_s, warmup_s, spec["duration_s"],
+                                        round(sampler.start_time * 1e9))
         cpu1 = profile.cpu_seconds()
         if cpu0 is not None and cpu1 is not None:
             # the emulator must not be what limits the tenants: a share of one core

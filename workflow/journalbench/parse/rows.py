@@ -20,8 +20,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
+from journalbench import runfolder, window
 from journalbench.agent.arms import VM
+from journalbench.agent.workloads import fio
 from journalbench.parse import ParseError, currencies, mariadb, problem
 from journalbench.parse.currencies import same_cgroup
 from journalbench.parse.fio import parse_fio, summarise
@@ -167,6 +168,9 @@ def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[st
     trace = folder / runfolder.fsync_file(tenant)
     if trace.is_file():
         fsync = parse_fsync(trace)
+        span = window.monotonic_ns(read_json(folder / runfolder.HOST).get("window") or {})
+        if span is not None:  # the measured window's seconds only (journalbench.window)
+            fsync = fsync.within(*span)
         row.update({
             "fsync_source": "bpftrace", "fsync_count": fsync.count, "fsync_per_s": fsync.per_s,
             "fsync_lat_mean_ms": ms(fsync.mean_ns),
@@ -246,13 +250,21 @@ def own_bytes_by_line(samples: list[Sample]) -> dict[int, int]:
     }
 
 
-def guest_columns(folder: Path, tenant: str, arm: str) -> dict[str, Any]:
-    """A VM tenant's own report (vCPU, its own disk and journal bytes); null for containers,
-    whose CPU and journal the host sees directly."""
+def guest_columns(folder: Path, tenant: str, arm: str,
+                  span: tuple[float, float]) -> dict[str, Any]:
+    """A VM tenant's own report (vCPU, its own disk and journal bytes) over the measured window;
+    null for containers, whose CPU and journal the host sees directly."""
     if arm != VM:
         return {"vcpu_busy_mean": None, "vcpu_saturated_share": None, "cpu_bound": None,
                 "guest_disk_bytes": None, "guest_jbd2_bytes": None}
-    report = parse_guest(folder / f"guest-{tenant}.jsonl", tenant)
+    host = read_json(folder / runfolder.HOST)
+    lead = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
+    started = host.get("window", {}).get("workloads_started_s")
+    report_path = folder / f"guest-{tenant}.jsonl"
+    if started is None or lead.get("lead_s") is None:  # a run made before both were recorded
+        report = parse_guest(report_path, tenant)
+    else:
+        report = parse_guest(report_path, tenant, span, started - lead["lead_s"])
     return {"vcpu_busy_mean": report.vcpu_busy_mean,
             "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
             "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
@@ -331,6 +343,18 @@ def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[
     return rows
 
 
+def measured_span(folder: Path, samples: list[Sample]) -> tuple[float, float]:
+    """The measured window on the sampler's clock (journalbench.window): host.json's `window`;
+    a run made before it existed is measured whole (from 0 to its last sample)."""
+    path = folder / runfolder.HOST
+    recorded = read_json(path).get("window")
+    if recorded is None:
+        return 0.0, max((s.t for s in samples), default=0.0)
+    number = (int, float)
+    return (float(need(recorded, "start_s", path, number)),
+            float(need(recorded, "end_s", path, number)))
+
+
 def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(runs rows, samples rows) of one complete run folder; ParseError if anything in it is
     missing, truncated or inconsistent, naming the file."""
@@ -339,6 +363,8 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
     host = host_columns(folder, spec["arm"])
     samples_path = folder / runfolder.SAMPLES
     samples = parse_samples(samples_path)
+    span = measured_span(folder, samples)
+    samples = [s for s in samples if window.inside(s.t, s.dt, *span)]
     tenants = spec["tenants"]
     names = [t["name"] for t in tenants]
     shares = share_columns(samples_path, samples, names)
@@ -356,9 +382,12 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             "target_share": tenant["weight"] / total_weight, "tool": workload["tool"],
             "preset": workload.get("preset"), "workload": workload_name(workload),
             "beside": "+".join(others) if others else "alone",
+            "prep": fio.prep_of(workload) if workload["tool"] == "fio" else None,
+            "warmup_s": window.warmup_of(spec),
+            "window_start_s": span[0], "window_end_s": span[1],
             **tool_columns(folder, tenant["name"], workload),
             **shares[tenant["name"]], **more_shares[tenant["name"]],
-            **guest_columns(folder, tenant["name"], spec["arm"]),
+            **guest_columns(folder, tenant["name"], spec["arm"], span),
             **mariadb.db_columns(folder, tenant["name"], workload["tool"]),
             **host,
         })
