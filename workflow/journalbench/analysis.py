@@ -56,14 +56,39 @@ def host_label(runs: pd.DataFrame) -> str:
     return "; ".join(parts)
 
 
+def arm_label(arm: str, accel: Any) -> str:
+    """An arm as figures and tables name it: a VM under TCG says so, as its guest's CPU is
+    emulated and its numbers are not a KVM guest's (the host line counts its CPU-bound runs)."""
+    return f"{arm} (TCG)" if accel == "tcg" else arm
+
+
+def labelled_arms(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` with each arm named by arm_label, for a figure or a table (never for a claim's
+    selection, which goes by the arms' own names)."""
+    if "arm" not in rows.columns or "virt_accel" not in rows.columns:
+        return rows
+    return rows.assign(arm=[arm_label(a, v) for a, v in zip(rows["arm"], rows["virt_accel"],
+                                                            strict=True)])
+
+
+def arm_order(labels: Any) -> list[str]:
+    """The arm labels present, in the thesis's order (ARM_ORDER: the VM first)."""
+    def rank(label: str) -> tuple[int, str]:
+        arm = label.split(" (", 1)[0]
+        return (ARM_ORDER.index(arm) if arm in ARM_ORDER else len(ARM_ORDER), label)
+
+    return sorted({str(label) for label in labels}, key=rank)
+
+
 def medians(runs: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
-    """Median with 95% bootstrap CI per host and condition, arms in the thesis's order
-    (hosts are replicas: their runs are never pooled)."""
+    """Median with 95% bootstrap CI per host and condition, arms in the thesis's order and
+    labelled as figures show them (hosts are replicas: their runs are never pooled)."""
     by = ["host", *by]
+    if "arm" in by:
+        runs = labelled_arms(runs)
     table = stats.condition_medians(runs, by, value)
     if "arm" in by:
-        table["arm"] = pd.Categorical(table["arm"], [a for a in ARM_ORDER
-                                                     if a in set(table["arm"])])
+        table["arm"] = pd.Categorical(table["arm"], arm_order(table["arm"]))
     return table.sort_values(by).reset_index(drop=True)
 
 
@@ -184,8 +209,7 @@ def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:
                                           strict=True)]
     wide = table.pivot(index=["host", "beside"], columns="arm", values="cell")
     order = sorted(wide.index, key=lambda key: (key[0], BESIDE_ORDER.index(key[1])))
-    columns = [a for a in ARM_ORDER if a in wide.columns]
-    wide = wide.reindex(index=order, columns=columns).fillna("no runs")
+    wide = wide.reindex(index=order, columns=arm_order(wide.columns)).fillna("no runs")
     wide.columns.name = None
     return wide.reset_index()
 

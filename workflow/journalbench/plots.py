@@ -1,4 +1,5 @@
-"""Figure builders shared by the notebooks. Every figure names the host it was measured on."""
+"""Figure builders shared by the notebooks. Every figure names the host it was measured on,
+and its arms as analysis.arm_label does (a VM under TCG says so), the VM first."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from journalbench.analysis import ARM_ORDER
+from journalbench.analysis import arm_order, labelled_arms
 
 sns.set_theme(style="whitegrid", context="notebook")
 
 
 def arms_in(frame: pd.DataFrame) -> list[str]:
-    return [a for a in ARM_ORDER if a in set(frame["arm"])]
+    return arm_order(frame["arm"])
 
 
 def titled(fig: plt.Figure, title: str, host: str) -> plt.Figure:
@@ -27,6 +28,8 @@ def titled(fig: plt.Figure, title: str, host: str) -> plt.Figure:
 def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
          ylabel: str, order: list[str] | None = None) -> plt.Figure:
     """Median over repetitions with a 95% bootstrap CI, per x and hue."""
+    if "arm" in (x, hue):
+        frame = labelled_arms(frame)
     fig, ax = plt.subplots(figsize=(8, 4))
     sns.barplot(data=frame, x=x, y=y, hue=hue, order=order, estimator=np.median,
                 errorbar=("ci", 95), seed=1, ax=ax,
@@ -40,9 +43,11 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
            column: str = "achieved_share") -> plt.Figure:
     """Each run's share (dots) per condition, with the share the weights promise."""
+    frame = labelled_arms(frame)
     fig, ax = plt.subplots(figsize=(7, 3.8))
     sns.stripplot(data=frame, x=x, y=column, hue="arm" if x != "arm" else None, dodge=x != "arm",
-                  order=arms_in(frame) if x == "arm" else None, size=7, ax=ax)
+                  order=arms_in(frame) if x == "arm" else None,
+                  hue_order=arms_in(frame) if x != "arm" else None, size=7, ax=ax)
     if target is not None:
         ax.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target}")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
