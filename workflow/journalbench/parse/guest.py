@@ -7,8 +7,9 @@ is I/O-bound, so a tenant whose vCPU was busy at or above SATURATED in at least 
 seconds is flagged `cpu_bound`.
 
 The report runs on the guest's clock from a little before the workloads start; the agent
-records how long before (`lead_s`), which places its seconds on the sampler's clock, so the
-same measured window (journalbench.window) applies to both.
+records when it started on the host's CLOCK_MONOTONIC (`started_ns`), as it does the sampler's
+zero, which places the report's seconds on the sampler's clock: the same measured window
+(journalbench.window) applies to both.
 """
 
 from __future__ import annotations

@@ -258,13 +258,13 @@ def guest_columns(folder: Path, tenant: str, arm: str,
         return {"vcpu_busy_mean": None, "vcpu_saturated_share": None, "cpu_bound": None,
                 "guest_disk_bytes": None, "guest_jbd2_bytes": None}
     host = read_json(folder / runfolder.HOST)
-    lead = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
-    started = host.get("window", {}).get("workloads_started_s")
+    summary = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
+    started, zero = summary.get("started_ns"), host.get("window", {}).get("clock_ns")
     report_path = folder / f"guest-{tenant}.jsonl"
-    if started is None or lead.get("lead_s") is None:  # a run made before both were recorded
+    if started is None or zero is None:  # a run made before both were recorded: whole
         report = parse_guest(report_path, tenant)
-    else:
-        report = parse_guest(report_path, tenant, span, started - lead["lead_s"])
+    else:  # both on CLOCK_MONOTONIC: the report's zero on the sampler's clock
+        report = parse_guest(report_path, tenant, span, (started - zero) / 1e9)
     return {"vcpu_busy_mean": report.vcpu_busy_mean,
             "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
             "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}

@@ -273,10 +273,9 @@ class VirtualMachine(Arm):
         self.qemus: dict[str, subprocess.Popen[bytes]] = {}
         self.boot_s: dict[str, float] = {}
         self.timing: dict[str, float] = {}
-        # host clock: each report's start, and the first command after them (the workloads'
-        # start), so tidy can place the report's seconds on the sampler's clock
-        self.report_started: dict[str, float] = {}
-        self.workloads_started: float | None = None
+        # each report's start on CLOCK_MONOTONIC (the clock host.json's window names the
+        # sampler's zero on), so tidy can place the report's seconds on the sampler's clock
+        self.report_started_ns: dict[str, int] = {}
         self.reports: dict[str, subprocess.Popen[bytes]] = {}
         self.accel, self.accel_why = "", ""
         self.summaries: dict[str, dict[str, Any]] = {}
@@ -388,7 +387,7 @@ class VirtualMachine(Arm):
                 raise AgentError(f"guest report of {tenant} did not start ({err}): "
                                  f"{detail[-1] if detail else 'no output'}")
             time.sleep(0.02)
-        self.report_started[tenant] = time.monotonic()
+        self.report_started_ns[tenant] = time.monotonic_ns()
 
     def before_stop(self) -> None:
         out = self.context.out
@@ -405,8 +404,7 @@ class VirtualMachine(Arm):
                 err = (self.folder / tenant / "report.stderr").read_text(errors="replace")
                 raise AgentError(f"guest report of {tenant} is empty: "
                                  f"{err.strip().splitlines()[-1] if err.strip() else '?'}")
-            if self.workloads_started is not None:
-                summary["lead_s"] = round(self.workloads_started - self.report_started[tenant], 3)
+            summary["started_ns"] = self.report_started_ns.get(tenant)
             self.summaries[tenant] = summary
             if summary["vcpu_saturated"]:
                 log.warning("vCPU of %s saturated %d of %d s: its I/O may be CPU-bound",
@@ -431,8 +429,6 @@ class VirtualMachine(Arm):
             raise AgentError(f"tenant {tenant} has no running guest")
         share, package_root = agent_share()
         log.debug("guest %s: %s", tenant, " ".join(argv))
-        if self.report_started and self.workloads_started is None:
-            self.workloads_started = time.monotonic()
         return subprocess.Popen(
             [sys.executable, "-m", "journalbench.agent.guest_relay", str(folder), *argv],
             stdout=stdout, stderr=stderr, env={**os.environ,
