@@ -60,6 +60,11 @@ def test_requests_and_device_time_per_tenant_and_journal(agent_host, tmp_path):
     # each moment is charged at most once: no more device time than the run lasted (plus the
     # 50 ms by which a print may lag), and never more than the requests' issue->completion
     wall_ns = device["dt"] * 1e9
+    # the tracer's totals keep pace with the kernel's own counters: over the run, the disk's
+    # requests match /sys/block's completed I/Os but for what an interval's 50 ms lag moves
+    disk_ios = sum(line["read_ios"] + line["write_ios"] for line in lines
+                   if line["kind"] == "device")
+    assert device["requests"] == pytest.approx(disk_ios, rel=0.05)
     assert device["time_ns"] <= wall_ns + 0.05e9
     for part in (victim, neighbour, journal, device):
         assert part["time_ns"] <= part["inflight_ns"]

@@ -271,11 +271,12 @@ class DeviceTimeTracer:
         script.write_text(importlib.resources.files("journalbench.agent")
                           .joinpath(DEVTIME_SCRIPT).read_text())
         env = {**os.environ, "BPFTRACE_MAP_KEYS_MAX": str(DEVTIME_MAP_KEYS)}
-        log.debug("$ bpftrace -f json -q %s %s", script, " ".join(self.argv))
+        # -B none: bpftrace buffers a pipe fully otherwise, and its prints would arrive in
+        # bursts seconds late
+        argv = ["bpftrace", "-B", "none", "-f", "json", "-q", str(script), *self.argv]
+        log.debug("$ %s", " ".join(argv))
         with (self.root / f"{DEVTIME_SCRIPT}.err").open("wb") as err:
-            self.proc = subprocess.Popen(["bpftrace", "-f", "json", "-q", str(script),
-                                          *self.argv], stdout=subprocess.PIPE, stderr=err,
-                                         env=env)
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, env=env)
         self.reader = threading.Thread(target=self.read_output, name="devtime", daemon=True)
         self.reader.start()
 
@@ -312,7 +313,10 @@ class DeviceTimeTracer:
             if fresh:
                 for _ in DEVTIME_MAPS:  # a whole print of all three maps after now
                     if not self.printed.wait(timeout=5):
-                        raise AgentError(f"bpftrace {DEVTIME_SCRIPT} stopped printing")
+                        state = ("running" if self.proc is None or self.proc.poll() is None
+                                 else f"exited {self.proc.returncode}")
+                        raise AgentError(f"bpftrace {DEVTIME_SCRIPT} stopped printing "
+                                         f"({state}): {self.stderr_tail()}")
             keys = {key for values in self.maps.values() for key in values}
             return {parse_owner(key): DeviceTime(**{field: self.maps[name].get(key, 0)
                                                     for name, field in DEVTIME_MAPS.items()})
