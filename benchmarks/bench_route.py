@@ -18,8 +18,10 @@ last lines relate the agent's set-up + teardown plus the route's overhead to tha
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -79,6 +81,35 @@ def one(route: Callable[[Path], None], folder: Path) -> dict[str, float]:
     return {"wall": wall, "agent": timing["total_s"], "outside": wall - timing["total_s"],
             "setup": timing["setup_s"], "workload": timing["workload_s"],
             "teardown": timing["teardown_s"]}
+
+
+LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ (.*)$")
+# what each logged step of a run belongs to, first match wins (commands are logged as they
+# start, so a step lasts until the next line)
+PHASES = (
+    ("calibration", re.compile(r"calibrat|fsync-p|seq-probe|jb-calibrate|mnt/calibrate|wipefs")),
+    ("file preparation", re.compile(r"--name=layout|prepar")),
+    ("measured", re.compile(r"workloads start|: fio --name=(?!layout)|sampler|tracing/")),
+    ("teardown", re.compile(r"umount|losetup -d|lxc-stop|lxc-ls|back to the root|teardown")),
+    ("file systems", re.compile(r"mkfs|sfdisk|partx|\$ mount|dumpe2fs|tune2fs")),
+    ("tenants", re.compile(r"lxc-|qemu|guest|tenant ")),
+)
+
+
+def phases(run_log: Path) -> dict[str, float]:
+    """Seconds of a run's log per phase (PHASES; the rest is `other`): where set-up and
+    teardown go."""
+    stamps: list[tuple[float, str]] = []
+    for line in run_log.read_text().splitlines():
+        match = LOG_LINE.match(line)
+        if match:
+            when = datetime.datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            stamps.append((when, match[2]))
+    spent: dict[str, float] = defaultdict(float)
+    for (when, text), (after, _) in zip(stamps, stamps[1:], strict=False):
+        phase = next((name for name, pattern in PHASES if pattern.search(text)), "other")
+        spent[phase] += after - when
+    return dict(spent)
 
 
 def median(rows: list[dict[str, float]], key: str) -> float:
