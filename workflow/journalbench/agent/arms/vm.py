@@ -48,9 +48,12 @@ PROBE_CACHE = "kvm-probe.json"  # in the guest folder: the KVM probe's answer, p
 GUEST_DISK = "/dev/vda"
 SATURATED_SHARE = 0.5  # a run is CPU-bound when the vCPU is saturated this share of seconds
 REPORT_START_S = 60
-# The guest's kernel command line: its console, and no probing of a keyboard, a mouse or
-# serial ports nobody uses (~0.3 s under TCG).
-BOOT_ARGS = "console=ttyS0 quiet panic=-1 i8042.nokbd i8042.noaux i8042.nopnp 8250.nr_uarts=1"
+# The guest's kernel command line: its console, no probing of a keyboard, a mouse or serial
+# ports nobody uses, and PCI INTx routing from the BIOS table instead of ACPI's interpreted one
+# (pci=noacpi: ~0.35 s less under TCG; the virtio devices interrupt by MSI-X either way, the
+# timer is the local APIC's either way).
+BOOT_ARGS = ("console=ttyS0 quiet panic=-1 i8042.nokbd i8042.noaux i8042.nopnp "
+             "8250.nr_uarts=1 pci=noacpi")
 T = TypeVar("T")
 
 
@@ -161,9 +164,10 @@ def probe_failed() -> str:
 
 
 def probe_key(boot_id: str, kernel: str, qemu_version: str) -> dict[str, str]:
-    """What the probe's answer holds for: this host boot, kernel, QEMU and guest build."""
+    """What the probe's answer holds for: this host boot, kernel, QEMU and guest build and
+    command line."""
     return {"boot_id": boot_id, "kernel": kernel, "qemu": qemu_version,
-            "guest": guest_image.recipe()}
+            "guest": guest_image.recipe(), "boot_args": BOOT_ARGS}
 
 
 def probe_record(key: dict[str, str], result: str) -> str:
