@@ -44,9 +44,9 @@ def spec_rows(campaign: str, spec: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({
             "campaign": campaign, "host": "h", "run_id": run_id(spec), "arm": spec["arm"],
             "repetition": spec["repetition"], "n_tenants": len(tenants),
-            "tenant": tenant["name"], "weight": tenant["weight"],
+            "tenant": tenant["name"], "weight": tenant["weight"], "tool": workload["tool"],
             "preset": workload.get("preset"), "workload": workload.get("preset"),
-            "bs": job(workload)["bs"], "beside": "+".join(others) or "alone",
+            "bs": job(workload)["bs"] if workload["tool"] == "fio" else None, "beside": "+".join(others) or "alone",
         })
     return rows
 

@@ -182,6 +182,14 @@ def by_prep(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     return runs_for(runs, experiments[experiments["campaign"] == "fileprep"])
 
 
+def database_runs(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str) -> pd.DataFrame:
+    """Every tenant row of the runs in which some tenant runs the database `tool` (mariadb,
+    redis), its fio neighbours included: the MySQL and Redis experiments' table until their
+    notebooks come."""
+    rows = runs_for(runs, experiments)
+    return rows[rows["run_id"].isin(set(rows.loc[rows["tool"] == tool, "run_id"]))]
+
+
 def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The rows behind every figure and table of the notebooks, by its file name; the
     notebooks draw from these, and a test checks every condition of a campaign is in one."""
@@ -197,6 +205,8 @@ def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFra
         "c17-split": high_fsync_pair(runs, experiments),
         "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
         "fileprep-jbd2-share": by_prep(runs, experiments),
+        "mysql-runs": database_runs(runs, experiments, "mariadb"),
+        "redis-runs": database_runs(runs, experiments, "redis"),
     }
 
 
