@@ -46,7 +46,8 @@ def spec_rows(campaign: str, spec: dict[str, Any]) -> list[dict[str, Any]]:
             "repetition": spec["repetition"], "n_tenants": len(tenants),
             "tenant": tenant["name"], "weight": tenant["weight"], "tool": workload["tool"],
             "preset": workload.get("preset"), "workload": workload.get("preset"),
-            "bs": job(workload)["bs"] if workload["tool"] == "fio" else None, "beside": "+".join(others) or "alone",
+            "bs": job(workload)["bs"] if workload["tool"] == "fio" else None,
+            "beside": "+".join(others) or "alone",
         })
     return rows
 
