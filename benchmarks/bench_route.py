@@ -5,8 +5,8 @@
 The same small run (shared-journal arm, two fio high-fsync tenants of 16 MB) is done --runs
 times each way, alternating: in-process (`journalbench.agent.run.execute`, the old route of the
 local host) and through `run_remote` over the Local transport, as `journalbench dispatch` now
-does for every host (build the bundle, probe python, upload, reap, pre-run teardown by the
-bundle, run under the pidfile, atomic fetch with tar). A throw-away host in a temporary state
+does for every host (build the bundle, probe python, upload, reap, run under the pidfile (the
+agent tears the host down first, in the same start), atomic fetch with tar). A throw-away host in a temporary state
 folder under /var/lib is used and removed afterwards.
 
 Reported per route, in seconds (median of the runs): the wall time, the agent's own total
@@ -36,7 +36,7 @@ from journalbench.agent.run import execute, host_lock, residue, teardown
 from journalbench.hosts import load_host
 
 RUN_S = 60  # the run length the 5% goal is stated for
-STEPS = ("deploy", "reap", "teardown", "fetch_run")
+STEPS = ("deploy", "reap", "fetch_run")
 
 
 def spec(duration: int, repetition: int) -> dict:

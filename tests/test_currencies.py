@@ -29,36 +29,49 @@ MS = 1_000_000  # ns
 
 # -- the sampler's side ------------------------------------------------------------------------
 
-# lines as bpftrace 0.17 printed them for devtime.bt on this machine (shortened maps)
+# lines as bpftrace 0.17 printed them for devtime.bt on this machine (shortened maps): a map
+# with nothing in it prints nothing, a tick ends each batch
 OUTPUT = [
     '{"type": "printf", "data": "journalbench-devtime 1\\n"}',
-    '{"type": "map", "data": {"@requests": {}}}',
+    '{"type": "printf", "data": "journalbench-devtime tick\\n"}',
     '{"type": "map", "data": {"@requests": {"0,1": 3, "0,31341": 50, "6801,1": 54}}}',
     '{"type": "map", "data": {"@time_ns": {"0,1": 119398, "0,31341": 10720997, '
     '"6801,1": 21559625}}}',
     '{"type": "map", "data": {"@inflight_ns": {"0,1": 425508, "0,31341": 10736543, '
     '"6801,1": 21587926}}}',
+    '{"type": "printf", "data": "journalbench-devtime tick\\n"}',
 ]
 
 
-def test_devtime_output_is_read_into_the_latest_maps() -> None:
-    maps: dict[str, dict[str, int]] = {name: {} for name in DEVTIME_MAPS}
-    assert read_devtime_line(OUTPUT[0], maps) is True
-    assert not any(read_devtime_line(line, maps) for line in OUTPUT[1:])
+def empty() -> dict[str, dict[str, int]]:
+    return {name: {} for name in DEVTIME_MAPS}
+
+
+def test_devtime_output_is_read_batch_by_batch() -> None:
+    batch: dict[str, dict[str, int]] = {}
+    maps = empty()
+    kinds = [read_devtime_line(line, batch, maps) for line in OUTPUT[:5]]
+    assert kinds == ["header", "tick", None, None, None]
+    assert maps == empty()  # a batch counts once its tick is read
+    assert read_devtime_line(OUTPUT[5], batch, maps) == "tick"
     assert maps["@requests"] == {"0,1": 3, "0,31341": 50, "6801,1": 54}
     assert maps["@time_ns"]["6801,1"] == 21559625
     assert maps["@inflight_ns"]["0,31341"] == 10736543
-    # each print is cumulative: the next one replaces the last
-    read_devtime_line('{"type": "map", "data": {"@requests": {"0,1": 4}}}', maps)
-    assert maps["@requests"] == {"0,1": 4}
+    # each batch replaces the last (totals are cumulative); a map it did not print is empty
+    read_devtime_line('{"type": "map", "data": {"@requests": {"0,1": 4}}}', batch, maps)
+    read_devtime_line(OUTPUT[5], batch, maps)
+    assert maps == {**empty(), "@requests": {"0,1": 4}}
 
 
 @pytest.mark.parametrize("line", ["Attaching 9 probes...", "", "[1, 2]", '{"type": "map"}',
-                                  '{"type": "map", "data": {"@other": {"0,1": 1}}}'])
+                                  '{"type": "map", "data": {"@other": {"0,1": 1}}}',
+                                  '{"type": "printf", "data": "something else\\n"}'])
 def test_devtime_noise_changes_nothing(line: str) -> None:
-    maps: dict[str, dict[str, int]] = {name: {} for name in DEVTIME_MAPS}
-    assert read_devtime_line(line, maps) is False
-    assert maps == {name: {} for name in DEVTIME_MAPS}
+    batch: dict[str, dict[str, int]] = {}
+    maps = empty()
+    assert read_devtime_line(line, batch, maps) is None
+    assert read_devtime_line(OUTPUT[5], batch, maps) == "tick"
+    assert maps == empty()
 
 
 def test_owner_keys_and_device_numbers() -> None:

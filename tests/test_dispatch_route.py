@@ -1,6 +1,6 @@
 """One route to the agent: `journalbench dispatch` drives this machine (transport: local) the
-way it drives an SSH host, through run_remote: deploy the bundle, reap, pre-run teardown, run,
-atomic fetch. The same two-tenant spec runs on a throw-away local host and on an sshd host, and
+way it drives an SSH host, through run_remote: deploy the bundle, reap, run (the agent tears
+the host down first), atomic fetch. The same two-tenant spec runs on a throw-away local host and on an sshd host, and
 both traces of the run_remote steps must be the same."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from journalbench.transport import Transport
 pytest_plugins = ["sshd_fixtures"]  # sshd_local
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-STEPS = ("for_host", "deploy", "reap", "teardown", "fetch_run")
+STEPS = ("for_host", "deploy", "reap", "fetch_run")
 CAMPAIGN = """\
 name: route
 description: one route to the agent

@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_run(args: argparse.Namespace) -> int:
     spec = load_validated(Path(args.spec), "run-spec")
     return commands.run(spec, load_host(args.host), args.out, source=args.spec,
-                        verbose=args.verbose)
+                        verbose=args.verbose, teardown_first=args.teardown_first)
 
 
 def cmd_teardown(args: argparse.Namespace) -> int:

@@ -224,8 +224,7 @@ def _attempt(host: dict[str, Any], transport: Transport, job: Job) -> Path:
         _remove_remote(transport, remote_dir, job.keep_remote)
         return job.dest
     # Every run starts on a clean host, whatever an earlier, cut-off or crashed run left (the
-    # agent refuses to start on residue); this costs one agent start.
-    teardown(dep, job.on_output)
+    # agent refuses to start on residue): the agent's run tears down first, in its own start.
     transport.run(["rm", "-rf", "--", remote_dir], retry=True)
     _run_agent(dep, job, remote_dir)
     problems = fetch_run(transport, remote_dir, job.dest)
@@ -242,7 +241,8 @@ def _run_agent(dep: Deployment, job: Job, remote_dir: str) -> None:
     remote_spec = _spec_path(remote_dir)
     spec_json = (runfolder.canonical_json(job.spec) + "\n").encode()
     dep.transport.put_bytes(spec_json, remote_spec)
-    agent_run = dep.agent("run", remote_spec, "--host", dep.layout.host_json, "--out", remote_dir)
+    agent_run = dep.agent("run", remote_spec, "--host", dep.layout.host_json, "--out", remote_dir,
+                          "--teardown-first")
     try:
         result = dep.transport.run(
             ["sh", "-c", RUN_SCRIPT, "jb-agent", dep.layout.pidfile, *agent_run],

@@ -26,6 +26,9 @@ def add_run_parser(subparsers: argparse._SubParsersAction, host_help: str,
     parser.add_argument("spec", help="run spec file")
     _add_host(parser, host_help, host_default)
     parser.add_argument("--out", required=True, type=Path, help="run folder to create")
+    parser.add_argument("--teardown-first", action="store_true",
+                        help="first remove whatever an earlier run of the host left (as "
+                             "`teardown` does), as part of this run's set-up")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every command")
     return parser
 
@@ -57,8 +60,9 @@ def console_logging(verbose: bool) -> None:
 
 
 def run(spec: dict[str, Any], host: dict[str, Any], out: Path, *, source: str,
-        verbose: bool = False) -> int:
-    """Execute spec (read from `source`) into the new run folder `out`."""
+        verbose: bool = False, teardown_first: bool = False) -> int:
+    """Execute spec (read from `source`) into the new run folder `out`; `teardown_first`:
+    on a host cleaned first, in the same agent start."""
     names = [t["name"] for t in spec["tenants"]]
     if len(set(names)) != len(names):
         raise AgentError(f"{source}: field tenants: names must be unique, got {names}")
@@ -66,7 +70,7 @@ def run(spec: dict[str, Any], host: dict[str, Any], out: Path, *, source: str,
         raise AgentError(f"{out}: already exists; a run folder is never overwritten")
     need_root()
     console_logging(verbose)
-    facts = execute(spec, host, out)
+    facts = execute(spec, host, out, teardown_first=teardown_first)
     print(f"run complete: {out} (setup {facts['timing']['setup_s']} s, "
           f"teardown {facts['timing']['teardown_s']} s)")
     return 0

@@ -6,7 +6,7 @@ Only a Device made by `attach_image` or `guard_disk` is ever partitioned or form
 
 from __future__ import annotations
 
-import json
+import mmap
 import os
 import stat
 import time
@@ -216,16 +216,38 @@ def holders(device: str) -> list[str]:
     return sorted(set(found))
 
 
-def measure_fsync(device: Device, seconds: int = 1) -> dict[str, float]:
-    """The raw device's own write+flush latency: 4 KiB direct writes with an fdatasync after
-    each, over a 1 MiB region written once beforehand (so a sparse image's first-allocation
-    cost is not counted), 512 writes or `seconds`, whichever ends first."""
+FSYNC_PROBE = "fsync-probe"  # the fio job whose figures fsync_figures reads
+FSYNC_REGION = 1 << 20  # the bytes it writes over and over
+
+
+def prefill(device: Device) -> None:
+    """Write the fsync probe's region once, so a sparse image's first-allocation cost is not
+    what the probe measures: one direct 1 MiB write, as a fio job would do it, without a fio
+    start (~0.25 s each)."""
     recheck(device)
-    region = [f"--filename={device.path}", "--size=1m", "--direct=1", "--output-format=json"]
-    sh("fio", "--name=fsync-prefill", "--rw=write", "--bs=1m", *region, timeout=60)
-    out = sh("fio", "--name=fsync-probe", "--rw=write", "--bs=4k", "--fdatasync=1", "--loops=2",
-             f"--runtime={seconds}", *region, timeout=60 + seconds)
-    job = json.loads(out[out.index("{"):])["jobs"][0]
+    buffer = mmap.mmap(-1, FSYNC_REGION)  # page-aligned, as O_DIRECT needs
+    fd = os.open(device.path, os.O_WRONLY | os.O_DIRECT)
+    try:
+        done = 0
+        while done < FSYNC_REGION:
+            done += os.pwrite(fd, memoryview(buffer)[done:], done)
+    finally:
+        os.close(fd)
+        buffer.close()
+
+
+def fsync_probe_jobs(device: Device, seconds: int) -> list[str]:
+    """A fio job measuring the raw device's own write+flush latency: 4 KiB direct writes with
+    an fdatasync after each, over the 1 MiB region `prefill` wrote, 512 writes or `seconds`,
+    whichever ends first. A job, not a command: a caller runs more jobs in the same fio
+    process (each fio start costs ~0.25 s), one after the other (--stonewall)."""
+    return [f"--name={FSYNC_PROBE}", f"--filename={device.path}", f"--size={FSYNC_REGION}",
+            "--direct=1", "--rw=write", "--bs=4k", "--fdatasync=1", "--loops=2",
+            f"--runtime={seconds}"]
+
+
+def fsync_figures(device: Device, job: dict[str, Any], seconds: int) -> dict[str, float]:
+    """The fsync probe job's figures (fio's JSON of the FSYNC_PROBE job)."""
     sync = job["sync"]
     pct = sync["lat_ns"].get("percentile", {})
     if not sync["lat_ns"].get("N"):

@@ -44,7 +44,8 @@ def read_json(path: str) -> dict[str, Any]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     return commands.run(read_json(args.spec), read_json(args.host), args.out,
-                        source=args.spec, verbose=args.verbose)
+                        source=args.spec, verbose=args.verbose,
+                        teardown_first=args.teardown_first)
 
 
 def cmd_teardown(args: argparse.Namespace) -> int:

@@ -167,8 +167,11 @@ def measure(workloads: dict[str, Workload], arm: Arm, out: Path, sampler: Sample
     return started
 
 
-def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, Any]:
-    """Run one spec on this host into `out` (which must not exist yet); return host facts."""
+def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
+            teardown_first: bool = False) -> dict[str, Any]:
+    """Run one spec on this host into `out` (which must not exist yet); return host facts.
+    `teardown_first`: remove what an earlier run left before setting up (the controller's
+    route asks for it: one agent start per run instead of two)."""
     cls = arm_class(spec["arm"])  # an unknown arm fails before anything is made
     out.mkdir(parents=True)
     spec = {**spec, "run_id": runfolder.run_id(spec), "host": host["name"]}
@@ -182,6 +185,8 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path) -> dict[str, 
         teardown_s = 0.0
         arm = cls(Context(host, disk.state_root(host), cgroups.detect(), out))
         try:
+            if teardown_first:
+                teardown(host)
             facts = setup_and_run(spec, host, out, started, arm)
         except BaseException as error:
             failure = error
@@ -247,6 +252,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
                                  for volume in dict.fromkeys(t.volume for t in arm.tenants)}
         facts["device_profile"] = profile.facts()
         facts["calibration"] = calibration
+        devtime.wait_ready()  # attaching is set-up: it ran beside the arm's, what is left
         setup_s = time.monotonic() - started
         sampler = Sampler(
             out / runfolder.SAMPLES, backend, device.name, device.devnum,

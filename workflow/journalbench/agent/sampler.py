@@ -173,6 +173,7 @@ class DeviceTime:
 Owner = tuple[int, int]  # (pid of a kernel thread, else 0; inode of the io cgroup directory)
 DEVTIME_SCRIPT = "devtime.bt"
 DEVTIME_HEADER = "journalbench-devtime 1"
+DEVTIME_TICK = "journalbench-devtime tick"  # ends each batch of map prints
 DEVTIME_MAPS = {"@requests": "requests", "@time_ns": "time_ns", "@inflight_ns": "inflight_ns"}
 # @owner holds a bio per request in flight; room for far more than a queue's depth
 DEVTIME_MAP_KEYS = 65536
@@ -228,23 +229,30 @@ def remove_devtime_tracers(root: Path) -> None:
         (root / name).unlink(missing_ok=True)
 
 
-def read_devtime_line(raw: bytes | str, maps: dict[str, dict[str, int]]) -> bool:
-    """Take one line of devtime.bt's JSON output into `maps` (the latest print of each map
-    replaces the previous one: they are cumulative); True for its header line."""
+def read_devtime_line(raw: bytes | str, batch: dict[str, dict[str, int]],
+                      maps: dict[str, dict[str, int]]) -> str | None:
+    """Take one line of devtime.bt's JSON output: a map's print goes into `batch`; the tick
+    that ends a batch makes it `maps` (cumulative totals: each batch replaces the last; a map
+    not printed is empty). Returns "header" or "tick" for those lines, else None."""
     try:
         record = json.loads(raw)
     except json.JSONDecodeError:
-        return False  # bpftrace's own notices
+        return None  # bpftrace's own notices
     if not isinstance(record, dict):
-        return False
+        return None
     data = record.get("data")
     if record.get("type") == "printf":
-        return DEVTIME_HEADER in str(data)
+        if DEVTIME_TICK in str(data):
+            for name in maps:
+                maps[name] = batch.get(name, {})
+            batch.clear()
+            return "tick"
+        return "header" if DEVTIME_HEADER in str(data) else None
     if record.get("type") == "map" and isinstance(data, dict):
         for name, values in data.items():
             if name in maps and isinstance(values, dict):
-                maps[name] = values
-    return False
+                batch[name] = values
+    return None
 
 
 def parse_owner(key: str) -> Owner:
@@ -263,8 +271,11 @@ class DeviceTimeTracer:
         self.ready = threading.Event()
         self.lock = threading.Lock()
         self.maps: dict[str, dict[str, int]] = {name: {} for name in DEVTIME_MAPS}
-        self.printed = threading.Condition(self.lock)  # notified on every map printed
+        self.batch: dict[str, dict[str, int]] = {}
+        self.header = False
+        self.ticked = threading.Condition(self.lock)  # notified at the end of every batch
         self.reader: threading.Thread | None = None
+        self.launched = 0.0
 
     def launch(self) -> None:
         script = devtime_script(self.root)
@@ -277,6 +288,7 @@ class DeviceTimeTracer:
         log.debug("$ %s", " ".join(argv))
         with (self.root / f"{DEVTIME_SCRIPT}.err").open("wb") as err:
             self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, env=env)
+        self.launched = time.monotonic()
         self.reader = threading.Thread(target=self.read_output, name="devtime", daemon=True)
         self.reader.start()
 
@@ -284,13 +296,19 @@ class DeviceTimeTracer:
         assert self.proc is not None and self.proc.stdout is not None
         for raw in self.proc.stdout:
             with self.lock:
-                if read_devtime_line(raw, self.maps):
-                    self.ready.set()
-                self.printed.notify_all()
+                kind = read_devtime_line(raw, self.batch, self.maps)
+                self.header = self.header or kind == "header"
+                if kind == "tick":
+                    if self.header:  # every probe is attached: the interval one is last
+                        self.ready.set()
+                    self.ticked.notify_all()
 
     def wait_ready(self, timeout_s: float = 60) -> None:
-        """Until the probes are attached (the script printed its header)."""
+        """Until the probes are attached: the script printed its header and then a batch
+        (the interval probe, last in the script, fires once every probe is attached)."""
         assert self.proc is not None
+        if self.ready.is_set():
+            return
         deadline = time.monotonic() + timeout_s
         while not self.ready.wait(0.05):
             if self.proc.poll() is not None:
@@ -299,6 +317,8 @@ class DeviceTimeTracer:
             if time.monotonic() > deadline:
                 raise AgentError(f"bpftrace {DEVTIME_SCRIPT} did not attach within "
                                  f"{timeout_s:.0f} s")
+        log.info("device-time tracer ready %.2f s after its launch",
+                 time.monotonic() - self.launched)
 
     def stderr_tail(self) -> str:
         err = self.root / f"{DEVTIME_SCRIPT}.err"
@@ -310,27 +330,28 @@ class DeviceTimeTracer:
         """Cumulative requests and times per owner, as last printed; `fresh`: as printed
         after this call (a baseline must not be a print older than the set-up's I/O)."""
         with self.lock:
-            if fresh:
-                for _ in DEVTIME_MAPS:  # a whole print of all three maps after now
-                    if not self.printed.wait(timeout=5):
-                        state = ("running" if self.proc is None or self.proc.poll() is None
-                                 else f"exited {self.proc.returncode}")
-                        raise AgentError(f"bpftrace {DEVTIME_SCRIPT} stopped printing "
-                                         f"({state}): {self.stderr_tail()}")
+            if fresh:  # a whole batch printed after now
+                if not self.ticked.wait(timeout=5):
+                    state = ("running" if self.proc is None or self.proc.poll() is None
+                             else f"exited {self.proc.returncode}")
+                    raise AgentError(f"bpftrace {DEVTIME_SCRIPT} stopped printing "
+                                     f"({state}): {self.stderr_tail()}")
             keys = {key for values in self.maps.values() for key in values}
             return {parse_owner(key): DeviceTime(**{field: self.maps[name].get(key, 0)
                                                     for name, field in DEVTIME_MAPS.items()})
                     for key in keys}
 
-    def stop(self) -> None:
-        """SIGINT ends bpftrace (its END block empties the big maps first)."""
+    def interrupt(self) -> None:
+        """Start ending bpftrace, without waiting: its probes take ~0.5 s to detach, which
+        the rest of stopping overlaps. SIGKILL: its totals were read already, and the kernel
+        drops its programs and maps with its last file descriptor."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self.proc.kill()
+
+    def stop(self) -> None:
+        self.interrupt()
+        if self.proc is not None:
+            self.proc.wait()
         if self.reader is not None:
             self.reader.join(timeout=5)
         if self.proc is not None and self.proc.stdout is not None:
@@ -466,6 +487,8 @@ class Sampler:
         self.stopping.set()
         if self.thread.ident is not None:  # start() may have failed before the thread ran
             self.thread.join(timeout=10)
+        if self.devtime is not None:
+            self.devtime.interrupt()
         self.tracer.stop()
         if self.devtime is not None:
             self.devtime.stop()

@@ -66,6 +66,9 @@ class Workload:
     TOOL: ClassVar[str]
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
+    # True when `prepare` only lays out files, which nothing measures: the tenants' workloads
+    # then prepare at the same time (Arm.prepare_workloads), not one after the other
+    PREPARE_TOGETHER: ClassVar[bool] = False
     # Set by the run after construction (agent/run.py): seconds of warm-up that precede the
     # measured `duration_s` and that a workload's own figures must leave out (fio: ramp_time),
     # and the run's device calibration record (host.json's `calibration`).

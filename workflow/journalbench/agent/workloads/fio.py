@@ -230,6 +230,7 @@ def file_report(tenant: str) -> str:
 
 class Fio(Workload):
     TOOL = "fio"
+    PREPARE_TOGETHER = True  # a data file per tenant, written before anything is measured
     TOOLS = (Tool("fio", "fio", True, "fio workloads"),
              Tool("filefrag", "e2fsprogs", True, "fio fallocate files"))
     PRESETS = PRESETS
