@@ -23,7 +23,7 @@ COLUMNS = ["campaign", "host", "hostname", "run_id", "arm", "tenant", "preset", 
            "beside", "bs", "n_tenants", "device_profile", "device_fsync_lat_ms",
            "throughput_mb_s", "fsync_lat_mean_ms", "fsync_per_s", "achieved_share",
            "shared_jbd2_share", "target_share", "virt_accel", "cpu_bound", "ref_high_fsync_ms",
-           "ref_high_fsync_per_s", "tool_runtime_s"]
+           "ref_high_fsync_per_s", "tool_runtime_s", "tool", "ops_s", "db_fsyncs_per_s"]
 
 
 class Plan:
@@ -201,13 +201,13 @@ def test_a_cpu_bound_tcg_vm_makes_c1_not_testable_and_kvm_tests_it() -> None:
     assert plan.verdicts().loc["C1", "verdict"] == REPRODUCED
 
 
-def test_claims_without_checks_are_pending() -> None:
+def test_claims_without_runs_are_partially_measured_saying_what_is_missing() -> None:
     plan = Plan()
     c10(plan, HELD, HELD)
     table = plan.verdicts()
     assert list(table.index) == [f"C{i}" for i in range(1, 24)]
-    assert table.loc["C5", "verdict"] == PARTIAL and "MariaDB" in table.loc["C5", "why"]
-    assert table.loc["C22", "verdict"] == PARTIAL and "Redis" in table.loc["C22", "why"]
+    assert table.loc["C5", "verdict"] == PARTIAL and "vm runs of MariaDB" in table.loc["C5", "why"]
+    assert table.loc["C22", "verdict"] == PARTIAL and "Redis runs" in table.loc["C22", "why"]
     assert table.loc["C8", "verdict"] == PARTIAL and "nothing measured" in table.loc["C8", "why"]
 
 
@@ -319,4 +319,5 @@ def test_starvation_flags_a_zero_second_while_the_tool_runs() -> None:
 def test_every_registered_claim_is_in_the_catalog_and_preconditions_are_described() -> None:
     assert set(registry.BUILDERS) | set(registry.PENDING) <= set(claims.CLAIMS)
     assert set(preconditions.DESCRIPTIONS) == {preconditions.VM_CPU,
-                                               preconditions.JOURNAL_REGIME}
+                                               preconditions.JOURNAL_REGIME,
+                                               preconditions.DB_CPU}

@@ -1,13 +1,15 @@
 """The thesis's claims as tests, fixed in code before data, and their verdicts.
 
 - catalog.py: the one list of claims (id, where in the thesis, statement with its numbers).
-- checks.py: a claim's tests (`Check`: ratio, paired, trend, equivalent, share) and their
-  evaluation: effect with a 95% interval, one-sided p both ways, smallest detectable effect.
+- checks.py: a claim's tests (`Check`: ratio, paired, trend, equivalent, share, level,
+  not-worse) and their evaluation: effect with a 95% interval, one-sided p both ways,
+  smallest detectable effect.
 - preconditions.py: what the testbed must offer for a check to be judged (KVM or no CPU-bound
-  VM; the device's journal regime).
+  VM; the device's journal regime; database runs without a CPU-bound tenant).
 - registry.py: how a claim group adds checks (`@checks_of("C8")`) or pending parts.
 - one module per claim group: fio.py (container halves of the fio claims), vm.py (their VM
-  halves), mariadb.py and redis.py (pending until their workloads' checks are encoded).
+  halves), mariadb.py (the MySQL claims) and redis.py (the Redis claims); dbruns.py holds what
+  the last two share (their tenants, the CPU-bound runs they leave out, the share swing).
 - verdicts.py: checks -> verdict per claim and family, Holm over the claims of a family.
 - document.py: the ledger as a document (Markdown, HTML) and a CSV; power.py: runs needed.
 

@@ -39,9 +39,11 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (
           "a no-fsync neighbour, falls to 30-50% beside a high-fsync one; jbd2's share of the "
           "disk rises from 10% to 28% (LXC)", ("c10-low-fsync-share",)),
     Claim("C11", "Fig 4.8, Table 4.2", "MySQL at 70% beside a no/low/high-fsync neighbour: VM "
-          "~425 req/s constant; container fsync latency 72-160 ms against the VM's ~27 ms"),
+          "~425 req/s constant; containers drop no -> low and recover at high; container "
+          "fsync latency 72-160 ms against the VM's ~27 ms"),
     Claim("C12", "Fig 4.9, Table 4.3", "MySQL at 30%: VM ~220 req/s; container fsync latency "
-          "86-172 ms against the VM's ~24.5 ms"),
+          "86-172 ms against the VM's ~24.5 ms; containers beat the VM only beside a "
+          "high-fsync neighbour"),
     Claim("C13", "Fig 4.10-4.15", "a MySQL container at 70% beside a no-fsync writer gets ~20% "
           "of the disk and jbd2 ~20%; the VM keeps 70/30"),
     Claim("C14", "Sec 4.3", "the VM beats LXC and OpenVZ in MySQL by up to 2x and 2.4x"),
@@ -49,7 +51,8 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (
           "beats the shared journal in consolidation (high-fsync fsync latency 80 -> 58 ms), "
           "and stays below the VM beside a high-fsync writer", ("c15-arms-throughput",)),
     Claim("C16", "Fig 5.3, 5.4", "MySQL: per-container journaling up to 1.3x over shared, "
-          "journal accounting up to 3.4x over shared and 1.4x over the VM"),
+          "journal accounting up to 3.4x over shared, 2.6x over per-container and 1.4x over "
+          "the VM"),
     Claim("C17", "Fig 5.5, Table 5.3", "two high-fsync writers at 70/30: per-container "
           "journaling alone swings 35-65%; with journal accounting 70/30 holds and the 30% "
           "writer waits longer for fsync (86 ms) than the 70% one (45 ms)", ("c17-split",)),
@@ -63,7 +66,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (
     Claim("C21", "Fig 5.14", "Redis alone: containers beat the VM"),
     Claim("C22", "Fig 5.15, Table 5.4", "Redis beside a no/low/high-fsync neighbour: the VM "
           "~1300 ops/s constant (fsync ~33 ms), containers fall as the neighbour fsyncs more "
-          "(LXC fsync 47.6/58.5/65.7 ms)"),
+          "(LXC fsync 47.6/58.5/65.7 ms); the VM wins beside low and high"),
     Claim("C23", "Fig 5.16", "Redis: per-container journaling up to 1.5x over shared (~2200 "
           "ops/s), journal accounting adds little"),
 )}

@@ -11,6 +11,11 @@ Kinds (each a t statistic, journalbench.stats.TStat, read in both directions):
 - EQUIVALENT: a vs b on the log scale, TOST: reproduced when the ratio is within
   [1/margin, margin], contradicted when it lies entirely outside.
 - SHARE: mean share against target +- margin, TOST likewise.
+- LEVEL: mean share against a fixed level (what the weight promises), one-sided: the claim says
+  the share lies below (direction -1) or above (+1) it.
+- NOT_WORSE: a vs b on the log scale (Welch), one-sided against the margin: "not worse" when
+  the ratio is above 1/margin, contradicted when it lies entirely below (the lower half of
+  EQUIVALENT's TOST).
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ import pandas as pd
 from journalbench import stats
 
 RATIO, PAIRED, TREND, EQUIVALENT, SHARE = "ratio", "paired", "trend", "equivalent", "share"
+LEVEL, NOT_WORSE = "level", "not-worse"
+SHARE_KINDS = (SHARE, LEVEL)  # effects on the share scale; the others are ratios
+MARGIN_KINDS = (EQUIVALENT, SHARE, NOT_WORSE)  # judged against a margin, with a 90% interval
 ALPHA = 0.05
 INTEREST_RATIO = 1.20  # smallest change of interest when the thesis gives no number: 20%
 STABLE_RATIO = 1.20  # "constant" / "no cost": the two within x1.2 of each other
@@ -33,6 +41,8 @@ TEST_NAMES = {
     TREND: "trend: least-squares slope of the log over no/low/high, one-sided",
     EQUIVALENT: "TOST on the log ratio",
     SHARE: "TOST on the mean share",
+    LEVEL: "one-sample t of the mean share against the level, one-sided",
+    NOT_WORSE: "Welch t on log values against the margin, one-sided (non-inferiority)",
 }
 
 
@@ -54,6 +64,7 @@ class Check:
     needs: tuple[str, ...] = ()  # preconditions (journalbench.claims.preconditions)
     part: str = "container"  # which half of the claim: "container" or "vm"
     missing: str = "no runs of this condition in the campaign"
+    excluded: tuple[str, ...] = ()  # runs of its conditions left out (preconditions.DB_CPU)
 
 
 @dataclass
@@ -117,8 +128,23 @@ def share(claim: str, label: str, rows: pd.DataFrame, column: str, target: float
                  target=target, margin=margin, interest=margin, **options)
 
 
+def level(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
+          direction: int, **options: object) -> Check:
+    return Check(claim, label, LEVEL, rows, rows[column].dropna().to_numpy(dtype=float),
+                 target=target, direction=direction, interest=SHARE_MARGIN, **options)
+
+
+def not_worse(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
+              column: str, margin: float = STABLE_RATIO, **options: object) -> Check:
+    """a not worse than b: the ratio a/b above 1/margin."""
+    check = ratio(claim, label, rows_a, rows_b, column, **options)
+    check.kind, check.margin = NOT_WORSE, margin
+    check.interest = margin
+    return check
+
+
 def enough(check: Check) -> bool:
-    if check.kind in (RATIO, EQUIVALENT):
+    if check.kind in (RATIO, EQUIVALENT, NOT_WORSE):
         return check.a.size >= 2 and check.b.size >= 2
     if check.kind == TREND:
         return check.a.size >= 3 and np.unique(check.levels).size >= 2
@@ -126,7 +152,7 @@ def enough(check: Check) -> bool:
 
 
 def statistic(check: Check) -> tuple[stats.TStat, str]:
-    if check.kind in (RATIO, EQUIVALENT):
+    if check.kind in (RATIO, EQUIVALENT, NOT_WORSE):
         return stats.welch_t(np.log(check.a), np.log(check.b)), "two-sample"
     if check.kind == PAIRED:
         return stats.one_sample_t(np.log(check.a / check.b)), "one-sample"
@@ -140,7 +166,8 @@ def evaluate(check: Check, alpha: float = ALPHA) -> Result:
     the runs could have detected (at 80% power, one-sided, at `alpha` before Holm's
     correction, so the effect the ledger's verdict needed is at least this)."""
     t, design = statistic(check)
-    n = f"{check.a.size}/{check.b.size}" if check.kind in (RATIO, EQUIVALENT) else str(t.n)
+    n = (f"{check.a.size}/{check.b.size}" if check.kind in (RATIO, EQUIVALENT, NOT_WORSE)
+         else str(t.n))
     n_a = check.a.size if design == "two-sample" else None
     low, high = t.interval(1 - 2 * alpha)
     if check.kind == SHARE:
@@ -158,15 +185,25 @@ def evaluate(check: Check, alpha: float = ALPHA) -> Result:
         return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), float(np.exp(low)),
                       float(np.exp(high)), p_for, p_against, float(np.exp(reach)), n, t.sd,
                       design)
-    up, down = t.p_above(0.0), t.p_below(0.0)
+    if check.kind == NOT_WORSE:
+        floor = -np.log(check.margin)
+        reach = stats.detectable(design, t, alpha, stats.POWER, n_a)
+        return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), float(np.exp(low)),
+                      float(np.exp(high)), t.p_above(floor), t.p_below(floor),
+                      float(np.exp(reach)), n, t.sd, design)
+    null = check.target if check.kind == LEVEL else 0.0
+    up, down = t.p_above(null), t.p_below(null)
     p_for, p_against = (up, down) if check.direction > 0 else (down, up)
     reach = stats.detectable(design, t, alpha, stats.POWER, n_a, check.levels)
+    if check.kind == LEVEL:  # the mean share the runs could tell from the level
+        return Result(t.estimate, *t.interval(), np.nan, np.nan, p_for, p_against,
+                      check.target + check.direction * reach, n, t.sd, design)
     return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), np.nan, np.nan, p_for,
                   p_against, float(np.exp(check.direction * reach)), n, t.sd, design)
 
 
 def interest_scale(check: Check) -> float:
     """The smallest effect of interest on the statistic's own scale (log, or share points)."""
-    if check.kind == SHARE:
+    if check.kind in SHARE_KINDS:
         return check.interest
     return abs(float(np.log(check.interest)))

@@ -20,7 +20,7 @@ Block = tuple[str, object]  # ("h1" | "h2" | "h3" | "p" | "ul" | "table", conten
 CSV_COLUMNS = [*FAMILY, "claim", "verdict", "p_for_holm", "p_against_holm", "part", "test",
                "test_name", "status", "effect", "low", "high", "tost_low", "tost_high",
                "thesis", "p_for", "p_against", "detectable", "interest", "n", "sd", "runs",
-               "starved_runs", "why_not", "why"]
+               "starved_runs", "excluded_runs", "why_not", "why"]
 
 
 def family_name(row: pd.Series | dict) -> str:
@@ -41,7 +41,8 @@ def intro(claims: pd.DataFrame) -> list[Block]:
               "**not testable here** (a precondition of the testbed is not met)."),
         ("p", f"One-sided tests at alpha = {ALPHA}; a claim is the intersection of its checks; "
               "Holm's correction runs over the claims of a family. Margins: \"constant\" within "
-              f"x{STABLE_RATIO}, \"holds the split\" within +-{SHARE_MARGIN}. Intervals are 95% "
+              f"x{STABLE_RATIO}, \"not worse\" above x1/{STABLE_RATIO}, \"holds the split\" "
+              f"within +-{SHARE_MARGIN}. Intervals are 95% "
               "(90% for equivalence tests, as TOST reads them). Preconditions: "
               + "; ".join(DESCRIPTIONS.values()) + "."),
     ]
@@ -79,6 +80,8 @@ def check_item(row: pd.Series) -> str:
     tost = (f", 90% [{row['tost_low']:.3g}, {row['tost_high']:.3g}]"
             if pd.notna(row["tost_low"]) else "")
     starved = f"; starved: {row['starved_runs']}" if row["starved_runs"] else ""
+    if row["excluded_runs"]:
+        starved += f"; left out as CPU-bound: {row['excluded_runs']}"
     return (f"{head}: ours {effect_text(row)}{tost} (n {row['n']}), thesis {row['thesis']}; "
             f"{row['test_name']}: p = {row['p_for']:.3g} (opposite: {row['p_against']:.3g}); "
             f"smallest detectable {detectable_text(row)}; runs: {row['runs']}{starved}")

@@ -11,14 +11,15 @@ import math
 import pandas as pd
 
 from journalbench import stats
-from journalbench.claims.checks import ALPHA, EQUIVALENT, SHARE, TREND
+from journalbench.claims.checks import ALPHA, EQUIVALENT, SHARE, SHARE_KINDS, TREND
 from journalbench.claims.verdicts import FAMILY, MEASURED
 
 LEVELS = 3  # a trend runs over no/low/high
 
 
 def needed(row: pd.Series, alpha: float) -> int:
-    interest = row["interest"] if row["kind"] == SHARE else abs(math.log(row["interest"]))
+    interest = (row["interest"] if row["kind"] in SHARE_KINDS
+                else abs(math.log(row["interest"])))
     power = stats.POWER
     if row["kind"] in (EQUIVALENT, SHARE):
         power = 1 - (1 - stats.POWER) / 2  # each of TOST's two one-sided tests

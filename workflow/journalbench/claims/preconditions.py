@@ -12,6 +12,13 @@ A check whose precondition is not met is "not testable here", whatever its numbe
   campaign's own high-fsync-alone runs on the same host and profile) spends at least a tenth
   of its time in fsync. Below that the journal barely paces the writer and contention through
   it cannot show; a device without either measurement has an unknown regime.
+- DB_CPU: a database's throughput, latency or share says something about the disk only if
+  neither its server nor its client ran out of CPU. A run in which any tenant is `cpu_bound`
+  (a MariaDB tenant's client + server used >= 0.9 of its one core, or a VM's vCPU was
+  saturated in half the seconds) is left out of the database checks (their builders do it, see
+  dbruns.py); when so few runs are left that the check cannot be computed, it is not testable
+  here, naming the runs left out. Enough left: the check is judged on them and the ledger
+  lists the runs left out.
 """
 
 from __future__ import annotations
@@ -22,15 +29,18 @@ import numpy as np
 import pandas as pd
 
 from journalbench.agent.arms import CONTAINER_ARMS, VM
-from journalbench.claims.checks import Check
+from journalbench.claims.checks import Check, enough
 
 VM_CPU = "vm-cpu"
 JOURNAL_REGIME = "journal-regime"
+DB_CPU = "db-cpu"
 JOURNAL_BOUND = 0.10  # share of the high-fsync writer's time spent in fsync, alone
 DESCRIPTIONS = {
     VM_CPU: "KVM, or no tenant-run of the comparison CPU-bound",
     JOURNAL_REGIME: f"a high-fsync writer alone spends >= {JOURNAL_BOUND:.0%} of its time in "
                     "fsync on this device (the thesis's: ~20-27%)",
+    DB_CPU: "database checks leave out runs with a CPU-bound tenant (a database's client + "
+            "server >= 0.9 of its core, or a saturated vCPU); too few left: not testable",
 }
 
 
@@ -85,3 +95,12 @@ def unmet(check: Check, regime: Regime) -> list[str]:
         elif share < JOURNAL_BOUND:
             reasons.append(f"device regime: {regime.describe()}, below {JOURNAL_BOUND:.0%}")
     return reasons
+
+
+def too_few_left(check: Check) -> list[str]:
+    """Why a check without enough values cannot be judged: its CPU-bound runs were left out
+    (empty when nothing was left out, or enough is left: then the check is judged)."""
+    if DB_CPU not in check.needs or not check.excluded or enough(check):
+        return []
+    return [f"{len(check.excluded)} run(s) left out as CPU-bound ({' '.join(check.excluded)}), "
+            "too few left"]

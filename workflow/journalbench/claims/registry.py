@@ -6,9 +6,9 @@ registers, for a claim of catalog.CLAIMS:
         rows = analysis.by_beside(runs, experiments, "C8")  # runs picked by experiment
         return [checks.trend("C8", "...", rows, "throughput_mb_s", ...)]
 
-and, for a part it cannot test yet, why:
+and, for a part it cannot test yet (no check can be written for it), why:
 
-    pending("C5", "MariaDB + sysbench runs (workload not built yet)")
+    pending("Cn", "what is missing")
 
 A builder gets one family's runs (one campaign, host and device profile) and the experiments
 table, and returns its checks, with empty values when the campaign has no runs of a condition

@@ -23,9 +23,20 @@ import numpy as np
 import pandas as pd
 
 from journalbench import stats
-from journalbench.claims import preconditions, registry
+from journalbench.claims import dbruns, preconditions, registry
 from journalbench.claims.catalog import CLAIMS
-from journalbench.claims.checks import ALPHA, EQUIVALENT, SHARE, TEST_NAMES, enough, evaluate
+from journalbench.claims.checks import (
+    ALPHA,
+    EQUIVALENT,
+    LEVEL,
+    MARGIN_KINDS,
+    NOT_WORSE,
+    SHARE,
+    SHARE_KINDS,
+    TEST_NAMES,
+    enough,
+    evaluate,
+)
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclusive"
 PARTIAL, UNTESTABLE = "partially measured", "not testable here"
@@ -55,9 +66,12 @@ def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str,
                    "interest": check.interest, "unit": check.unit, "direction": check.direction,
                    "target": check.target, "margin": check.margin,
                    "runs": " ".join(ids), "starved_runs": " ".join(r for r in ids if r in starved),
-                   "why_not": ""}
+                   "excluded_runs": " ".join(check.excluded), "why_not": ""}
             unmet = preconditions.unmet(check, regime)
-            if not enough(check):
+            left_out = preconditions.too_few_left(check)
+            if left_out:
+                row.update(status=NOT_TESTABLE, why_not="; ".join(left_out))
+            elif not enough(check):
                 row.update(status=MISSING, why_not=check.missing)
             elif unmet:
                 row.update(status=NOT_TESTABLE, why_not="; ".join(unmet))
@@ -99,7 +113,7 @@ def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.D
 
 
 def effect_text(row: pd.Series) -> str:
-    if row["kind"] == SHARE:
+    if row["kind"] in SHARE_KINDS:
         return f"{row['effect']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
     return f"x{row['effect']:.3g} [{row['low']:.3g}, {row['high']:.3g}]"
 
@@ -107,8 +121,12 @@ def effect_text(row: pd.Series) -> str:
 def detectable_text(row: pd.Series) -> str:
     if row["kind"] == SHARE:
         return f"the share within +-{row['detectable']:.3f} of {row['target']:.2f}"
+    if row["kind"] == LEVEL:
+        return f"a mean share of {row['detectable']:.3f} against {row['target']:.2f}"
     if row["kind"] == EQUIVALENT:
         return f"equivalence within x{row['detectable']:.3g}"
+    if row["kind"] == NOT_WORSE:
+        return f"not worse within x{row['detectable']:.3g}"
     return f"x{row['detectable']:.3g}" + (" per step" if row["kind"] == "trend" else "")
 
 
@@ -127,16 +145,19 @@ def verdict(claim: object, checks: pd.DataFrame, flags: dict[str, str]) -> tuple
     starved = sorted({run for runs in checks["starved_runs"] for run in runs.split()})
     starved_note = ("; starved runs among those used: "
                     + ", ".join(f"{run} ({flags[run]})" for run in starved)) if starved else ""
+    left_out = sorted({run for runs in checks["excluded_runs"] for run in runs.split()})
+    if left_out:
+        starved_note += "; runs left out as CPU-bound: " + ", ".join(left_out)
     if measured.empty:
         if not untestable.empty:
             return UNTESTABLE, "; ".join(gaps) + starved_note
         return PARTIAL, "nothing measured yet: " + "; ".join(gaps)
     if claim.p_against_holm < ALPHA:
         worst = measured.loc[measured["p_against"].idxmin()]
-        how = ("lies entirely outside its margin" if worst["kind"] in (EQUIVALENT, SHARE)
+        how = ("lies entirely outside its margin" if worst["kind"] in MARGIN_KINDS
                else "goes significantly the other way")
         interval = (f"90% interval [{worst['tost_low']:.3g}, {worst['tost_high']:.3g}]"
-                    if worst["kind"] in (EQUIVALENT, SHARE) else "")
+                    if worst["kind"] in MARGIN_KINDS else "")
         return CONTRADICTED, (f"{worst['test']}: {effect_text(worst)} {interval} {how} "
                               f"(Holm p = {claim.p_against_holm:.3g}; thesis "
                               f"{worst['thesis']})" + starved_note)
@@ -173,6 +194,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     themselves by default."""
     starved = stats.starvation(runs, samples)
     runs = runs.assign(device_profile=runs["device_profile"].fillna("native"))
+    runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
     devices = runs if devices is None else devices
     claims, checks = [], []
     for key, family in runs.groupby(FAMILY, sort=True):

@@ -1,0 +1,355 @@
+"""The database claims (C5-C7, C11-C14, C16, C19-C23) on constructed MySQL and Redis runs whose
+answer is known: at least one check of each claim, the CPU-bound runs left out (and "not
+testable here" when too few are left), the swing statistic, the VM halves that cannot be
+measured (Redis on a VM, MariaDB's fsync latency in a guest), and the two test kinds the
+database claims added (level, not-worse) against scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from journalbench import claims
+from journalbench.claims import checks, dbruns
+from journalbench.claims.verdicts import (
+    CONTRADICTED,
+    INCONCLUSIVE,
+    MEASURED,
+    MISSING,
+    NOT_TESTABLE,
+    PARTIAL,
+    REPRODUCED,
+)
+
+ARMS = ("vm", "shared-journal", "per-container-journal", "journal-accounted")
+CONTAINERS = ARMS[1:]
+FIO = ("no-fsync", "low-fsync", "high-fsync")
+BUFFERED = ("buffered-no-fsync", "buffered-low-fsync", "buffered-high-fsync")
+REPS = 4
+# the device profile's calibration: 20 ms x 12 fsync/s, 24% of a writer's time in fsync (the
+# thesis's regime), so journal-contention checks are testable
+COMMON = {"campaign": "db", "host": "h", "hostname": "box", "device_profile": "hdd",
+          "ref_high_fsync_ms": 20.0, "ref_high_fsync_per_s": 12.0, "tool_runtime_s": 20.0,
+          "virt_accel": None, "cpu_bound": 0}
+# columns the fio claims' builders read (they see every run of the family too)
+COLUMNS = ["bs", "throughput_mb_s", "fsync_lat_mean_ms", "fsync_per_s", "achieved_share",
+           "shared_jbd2_share", "preset", "ops_s", "db_fsyncs_per_s"]
+
+
+class Db:
+    """Constructed runs of campaign "db": every float of a tenant spreads by 1-2% over the
+    repetitions, so every comparison has a (small) variance."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+        self.members: list[dict] = []
+        self.seconds: list[dict] = []
+
+    def run(self, experiment: str, claims_: str, arm: str, tenants: list[dict],
+            repetition: int, **extra: object) -> str:
+        run = f"{experiment}-{arm}-{len(self.members):04d}"
+        accel = {"virt_accel": "kvm"} if arm == "vm" else {}
+        names = [t["workload"] for t in tenants]
+        for i, tenant in enumerate(tenants):
+            others = sorted(names[:i] + names[i + 1:])
+            spread = 1 + (repetition - REPS / 2) / 100
+            values = {k: v * spread if isinstance(v, float) and k != "target_share" else v
+                      for k, v in tenant.items()}
+            self.rows.append({**COMMON, **accel, "run_id": run, "arm": arm,
+                              "n_tenants": len(tenants), "repetition": repetition,
+                              "beside": "+".join(others) or "alone", **extra, **values})
+        self.members.append({"campaign": "db", "run_id": run, "experiment": experiment,
+                             "claims": claims_, "condition": None, "arm": arm,
+                             "repetition": repetition})
+        return run
+
+    def shares_per_second(self, run: str, victim: list[float]) -> None:
+        """Tenant samples of a two-tenant run: the victim's share of the bytes each second."""
+        for t, share in enumerate(victim, start=1):
+            for tenant, part in (("victim", share), ("neighbour", 1 - share)):
+                self.seconds.append({"campaign": "db", "host": "h", "run_id": run,
+                                     "tenant": tenant, "kind": "tenant", "t": float(t),
+                                     "dt": 1.0, "bytes": int(1e6 * part) + 1})
+
+    def tables(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        samples = pd.DataFrame(self.seconds, columns=["campaign", "host", "run_id", "tenant",
+                                                      "kind", "t", "dt", "bytes"])
+        runs = pd.DataFrame(self.rows)
+        runs = runs.reindex(columns=[*runs.columns, *(c for c in COLUMNS if c not in runs)])
+        return runs, samples, pd.DataFrame(self.members)
+
+    def ledger(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        table, checks_, _ = claims.ledger(*self.tables())
+        return table.set_index("claim"), checks_
+
+    def verdict(self, claim: str) -> pd.Series:
+        return self.ledger()[0].loc[claim]
+
+
+def mariadb(weight: float, **values: float) -> dict:
+    return {"tenant": "victim", "tool": "mariadb", "workload": "mariadb", "preset": None,
+            "target_share": weight, **values}
+
+
+def fio(preset: str, weight: float) -> dict:
+    return {"tenant": "neighbour", "tool": "fio", "workload": preset, "preset": preset,
+            "target_share": weight, "throughput_mb_s": 50.0}
+
+
+def alone(db: Db, arm: str, **victim: float) -> None:
+    for rep in range(1, REPS + 1):
+        db.run("mysql-alone", "C5 C7 C14 C16", arm, [mariadb(1.0, **victim)], rep)
+
+
+def pair(db: Db, arm: str, swing: list[float] | None = None, neighbour_cpu: int = 0,
+         **victim: float) -> list[str]:
+    runs = []
+    for rep in range(1, REPS + 1):
+        other = {**mariadb(0.3, ops_s=100.0), "tenant": "neighbour", "cpu_bound": neighbour_cpu}
+        run = db.run("mysql-pair", "C5 C6 C7 C14 C20", arm, [mariadb(0.7, **victim), other],
+                     rep)
+        if swing is not None:  # the range grows by 1% a repetition: a variance
+            db.shares_per_second(run, [s * (1 + rep / 100) for s in swing])
+        runs.append(run)
+    return runs
+
+
+def beside(db: Db, arm: str, weight: float, neighbour: str, **victim: float) -> None:
+    experiment, claims_ = (("mysql-70-beside-fio", "C11 C13 C14 C16 C19") if weight == 0.7
+                           else ("mysql-30-beside-fio", "C12 C13 C16 C19"))
+    for rep in range(1, REPS + 1):
+        db.run(experiment, claims_, arm, [mariadb(weight, **victim), fio(neighbour, 1 - weight)],
+               rep)
+
+
+def redis(db: Db, arm: str, neighbour: str | None, **kv: float) -> None:
+    tenant = {"tenant": "kv", "tool": "redis", "workload": "redis", "preset": None,
+              "target_share": 0.7 if neighbour else 1.0, "cpu_bound": None, **kv}
+    for rep in range(1, REPS + 1):
+        if neighbour is None:
+            db.run("redis-alone", "C21", arm, [tenant], rep)
+        else:
+            db.run("redis-70-beside-buffered", "C22 C23", arm,
+                   [tenant, fio(neighbour, 0.3)], rep)
+
+
+def checks_of(table: pd.DataFrame, claim: str) -> pd.DataFrame:
+    return table[table["claim"] == claim]
+
+
+# -- MySQL pair and alone: C5, C6, C7, C20 --------------------------------------------------
+
+STEADY = [0.70 + 0.01 * ((t % 3) - 1) for t in range(20)]  # the VM: 0.69-0.71
+SWINGING = [0.05 + 0.5 * (t % 2) for t in range(20)]  # a container: 0.05 <-> 0.55
+
+
+def mysql_pairs(db: Db, container_share: float = 0.3) -> None:
+    """The thesis's MySQL pair and alone: the VM ahead in pairs and holding 70/30, containers
+    swinging; alone, all equal."""
+    pair(db, "vm", STEADY, ops_s=400.0, db_fsyncs_per_s=27.0, achieved_share=0.7)
+    pair(db, "shared-journal", SWINGING, ops_s=200.0, db_fsyncs_per_s=14.0,
+         achieved_share=container_share)
+    pair(db, "journal-accounted", STEADY, ops_s=600.0, db_fsyncs_per_s=30.0,
+         achieved_share=0.7)
+    for arm in ("vm", "shared-journal"):
+        alone(db, arm, ops_s=500.0)
+
+
+def test_the_mysql_pair_claims_are_reproduced() -> None:
+    db = Db()
+    mysql_pairs(db)
+    table, checks_ = db.ledger()
+    for claim in ("C5", "C6", "C7", "C20"):
+        assert table.loc[claim, "verdict"] == REPRODUCED, (claim, table.loc[claim, "why"])
+    swing = checks_of(checks_, "C6").set_index("kind").loc["ratio"]
+    assert swing["effect"] == pytest.approx(0.5 / 0.02, rel=0.05)  # 5-95% ranges
+    total = checks_of(checks_, "C5").set_index("kind").loc["ratio"]
+    assert total["effect"] == pytest.approx(500 / 300, rel=0.02)  # both instances' ops/s
+
+
+def test_containers_far_worse_alone_contradict_c5() -> None:
+    db = Db()
+    mysql_pairs(db)
+    for row in db.rows:
+        if row["n_tenants"] == 1 and row["arm"] == "shared-journal":
+            row["ops_s"] /= 2
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == CONTRADICTED, verdict["why"]
+    assert "entirely outside its margin" in verdict["why"]
+
+
+def test_without_samples_the_swing_is_missing_and_c6_partial() -> None:
+    db = Db()
+    mysql_pairs(db)
+    db.seconds.clear()
+    verdict = db.verdict("C6")
+    assert verdict["verdict"] == PARTIAL and "with per-second samples" in verdict["why"]
+
+
+def test_swing_is_the_5_to_95_percent_range_of_the_per_second_share() -> None:
+    db = Db()
+    run = db.run("mysql-pair", "C6", "vm", [mariadb(0.7), mariadb(0.3)], 1)
+    shares = list(np.linspace(0.0, 1.0, 21))
+    db.shares_per_second(run, shares)
+    samples = db.tables()[1]
+    short = samples.iloc[:2].assign(t=21.5, dt=0.5, bytes=[0, 10**6])  # a last, short interval
+    table = dbruns.swing(pd.concat([samples, short])).set_index("tenant")
+    expected = np.quantile(shares, 0.95) - np.quantile(shares, 0.05)
+    assert table.loc["victim", dbruns.SWING] == pytest.approx(expected, abs=1e-5)
+
+
+# -- CPU-bound runs ---------------------------------------------------------------------------
+
+def test_cpu_bound_runs_are_left_out_and_too_few_is_not_testable() -> None:
+    db = Db()
+    mysql_pairs(db)
+    shared = sorted({r["run_id"] for r in db.rows if r["arm"] == "shared-journal"
+                     and r["n_tenants"] == 2})
+    # a neighbour's core saturated (its client + server): the whole run is left out
+    for row in db.rows:
+        if row["run_id"] == shared[0] and row["tenant"] == "neighbour":
+            row["cpu_bound"] = 1
+    table, checks_ = db.ledger()
+    c7 = checks_of(checks_, "C7").iloc[0]
+    assert c7["status"] == MEASURED and c7["n"] == f"{REPS}/{REPS - 1}"
+    assert c7["excluded_runs"] == shared[0] and shared[0] not in c7["runs"].split()
+    assert table.loc["C7", "verdict"] == REPRODUCED
+    assert f"left out as CPU-bound: {shared[0]}" in table.loc["C7", "why"]
+    # all but one left out: the comparison cannot be made, and says why
+    for row in db.rows:
+        if row["run_id"] in shared[:-1]:
+            row["cpu_bound"] = 1
+    table, checks_ = db.ledger()
+    c7 = checks_of(checks_, "C7").iloc[0]
+    assert c7["status"] == NOT_TESTABLE and "left out as CPU-bound" in c7["why_not"]
+    assert table.loc["C7", "verdict"] == "not testable here"
+
+
+def test_a_condition_without_runs_is_missing_not_untestable() -> None:
+    db = Db()
+    pair(db, "shared-journal", ops_s=200.0, db_fsyncs_per_s=14.0, achieved_share=0.3)
+    c7 = checks_of(db.ledger()[1], "C7").iloc[0]
+    assert c7["status"] == MISSING and "no vm runs of MariaDB" in c7["why_not"]
+
+
+# -- MySQL beside a fio writer: C11-C14, C16, C19 ---------------------------------------------
+
+THESIS_70 = {  # ops/s of the 70% MySQL beside no/low/high: the thesis's orders
+    "vm": (425.0, 425.0, 425.0), "shared-journal": (300.0, 200.0, 260.0),
+    "per-container-journal": (380.0, 350.0, 370.0), "journal-accounted": (900.0, 850.0, 880.0)}
+THESIS_30 = {
+    "vm": (220.0, 220.0, 220.0), "shared-journal": (150.0, 120.0, 300.0),
+    "per-container-journal": (200.0, 180.0, 350.0), "journal-accounted": (700.0, 650.0, 800.0)}
+SHARES_70 = {"vm": 0.7, "shared-journal": 0.25, "per-container-journal": 0.3,
+             "journal-accounted": 0.7}
+
+
+def mysql_beside(db: Db) -> None:
+    for arm in ARMS:
+        for i, neighbour in enumerate(FIO):
+            fsync = {} if arm == "vm" else {"fsync_lat_mean_ms": 70.0 + 10 * i}
+            beside(db, arm, 0.7, neighbour, ops_s=THESIS_70[arm][i],
+                   achieved_share=SHARES_70[arm], shared_jbd2_share=0.2, **fsync)
+            beside(db, arm, 0.3, neighbour, ops_s=THESIS_30[arm][i],
+                   achieved_share=0.3 if arm == "vm" else 0.4, shared_jbd2_share=0.2, **fsync)
+
+
+def test_the_mysql_beside_fio_claims_are_reproduced() -> None:
+    db = Db()
+    mysql_beside(db)
+    pair(db, "vm", ops_s=400.0)
+    pair(db, "shared-journal", ops_s=200.0)
+    table, checks_ = db.ledger()
+    for claim in ("C13", "C14", "C16", "C19"):
+        assert table.loc[claim, "verdict"] == REPRODUCED, (claim, table.loc[claim, "why"])
+    assert len(checks_of(checks_, "C16")) == 24 and len(checks_of(checks_, "C14")) == 4
+    level = checks_of(checks_, "C13").set_index("kind").loc["level"]
+    assert level["effect"] == pytest.approx(0.25, rel=0.02)
+
+
+@pytest.mark.parametrize("claim", ["C11", "C12"])
+def test_mysql_fsync_latency_in_a_vm_is_missing_so_c11_c12_stay_partial(claim: str) -> None:
+    db = Db()
+    mysql_beside(db)
+    table, checks_ = db.ledger()
+    mine = checks_of(checks_, claim)
+    fsync = mine[mine["test"].str.contains("fsync latency")]
+    assert len(fsync) == 3 and set(fsync["status"]) == {MISSING}
+    assert fsync["why_not"].str.contains("guest kernel").all()
+    assert set(mine.loc[~mine.index.isin(fsync.index), "status"]) == {MEASURED}
+    verdict = table.loc[claim]
+    assert verdict["verdict"] == PARTIAL and "what was measured supports it" in verdict["why"]
+
+
+def test_containers_not_recovering_beside_high_fsync_leave_c11_short() -> None:
+    db = Db()
+    mysql_beside(db)
+    for row in db.rows:  # the shared-journal MySQL keeps falling instead of recovering
+        if (row["arm"] == "shared-journal" and row["tenant"] == "victim"
+                and row["target_share"] == 0.7 and row["beside"] == "high-fsync"):
+            row["ops_s"] = 120.0 * row["ops_s"] / 260.0
+    table, checks_ = db.ledger()
+    recovers = checks_of(checks_, "C11")
+    recovers = recovers[recovers["test"].str.contains("high-fsync over beside a low")].iloc[0]
+    assert recovers["p_against"] < 0.001
+    assert table.loc["C11", "verdict"] == CONTRADICTED
+
+
+# -- Redis: C21-C23 ---------------------------------------------------------------------------
+
+def test_redis_vm_halves_are_partially_measured() -> None:
+    db = Db()
+    for arm in CONTAINERS:
+        redis(db, arm, None, ops_s=3000.0)
+    falling = {"shared-journal": (2000.0, 1600.0, 1300.0),
+               "per-container-journal": (2200.0, 2200.0, 2200.0),
+               "journal-accounted": (2250.0, 2200.0, 2250.0)}
+    for arm, values in falling.items():
+        for i, neighbour in enumerate(BUFFERED):
+            redis(db, arm, neighbour, ops_s=values[i], fsync_lat_mean_ms=47.6 * 1.17 ** i)
+    table, checks_ = db.ledger()
+    for claim in ("C21", "C22"):
+        why = table.loc[claim, "why"]
+        assert table.loc[claim, "verdict"] == PARTIAL and "refuses the vm arm" in why, why
+    assert "nothing measured yet" in table.loc["C21", "why"]
+    assert "what was measured supports it" in table.loc["C22", "why"]
+    assert table.loc["C23", "verdict"] == REPRODUCED, table.loc["C23", "why"]
+    vm = checks_of(checks_, "C22")
+    assert set(vm.loc[vm["part"] == "vm", "status"]) == {MISSING}
+
+
+def test_a_flat_redis_container_is_inconclusive_for_c22() -> None:
+    db = Db()
+    for i, neighbour in enumerate(BUFFERED):
+        redis(db, "shared-journal", neighbour, ops_s=2000.0 * (1 + 0.03 * (-1) ** i),
+              fsync_lat_mean_ms=50.0)
+    verdict = db.verdict("C22")
+    assert verdict["verdict"] == INCONCLUSIVE and "smallest detectable x" in verdict["why"]
+
+
+# -- the two kinds the database claims added --------------------------------------------------
+
+A = np.array([0.31, 0.27, 0.35, 0.22, 0.30])
+B = np.array([100.0, 96.0, 108.0, 99.0, 103.0])
+
+
+def test_level_is_a_one_sided_one_sample_t_against_the_level() -> None:
+    check = checks.level("C0", "x", pd.DataFrame({"v": A}), "v", 0.7, -1)
+    result = checks.evaluate(check)
+    reference = sps.ttest_1samp(A, 0.7, alternative="less")
+    assert result.p_for == pytest.approx(reference.pvalue)
+    assert result.p_for + result.p_against == pytest.approx(1.0)
+    assert result.effect == pytest.approx(A.mean()) and result.detectable < 0.7
+
+
+def test_not_worse_is_welch_against_the_margin() -> None:
+    worse = B * 0.9
+    check = checks.not_worse("C0", "x", pd.DataFrame({"v": worse}), pd.DataFrame({"v": B}), "v")
+    result = checks.evaluate(check)
+    shifted = np.log(worse) + np.log(checks.STABLE_RATIO)
+    reference = sps.ttest_ind(shifted, np.log(B), equal_var=False, alternative="greater")
+    assert result.p_for == pytest.approx(reference.pvalue)
+    assert result.p_for + result.p_against == pytest.approx(1.0)
+    assert result.effect == pytest.approx(np.exp(np.log(worse).mean() - np.log(B).mean()))
