@@ -24,6 +24,7 @@ import pandas as pd
 
 from journalbench import stats
 from journalbench.claims.checks import Check
+from journalbench.claims.preconditions import DB_CPU
 from journalbench.experiments import runs_for
 
 RUN_KEYS = ["campaign", "host", "run_id"]
@@ -55,8 +56,6 @@ class Screen:
 
     def __call__(self, make: Callable[..., Check], claim: str, label: str, *args: object,
                  **options: object) -> Check:
-        from journalbench.claims.preconditions import DB_CPU
-
         kept, excluded = [], set()
         for arg in args:
             if isinstance(arg, pd.DataFrame):
