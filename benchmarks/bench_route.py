@@ -1,18 +1,22 @@
 """What one route to the agent costs on this machine (a script, not a test; needs root).
 
-    .venv/bin/python benchmarks/bench_route.py [--runs 5] [--duration 3] [--python python3]
+    .venv/bin/python benchmarks/bench_route.py [--runs 5] [--duration 3] [--size-mb MB]
+                                               [--prep fallocate] [--python python3]
 
-The same small run (shared-journal arm, two fio high-fsync tenants of 16 MB) is done --runs
+The same small run (shared-journal arm, two fio high-fsync tenants; their files prepared as
+--prep says, campaigns' default by default, of --size-mb or the preset's own size) is done --runs
 times each way, alternating: in-process (`journalbench.agent.run.execute`, the old route of the
 local host) and through `run_remote` over the Local transport, as `journalbench dispatch` now
 does for every host (build the bundle, probe python, upload, reap, run under the pidfile (the
-agent tears the host down first, in the same start), atomic fetch with tar). A throw-away host in a temporary state
-folder under /var/lib is used and removed afterwards.
+agent tears the host down first, in the same start), atomic fetch with tar). A throw-away host
+in a temporary state folder under /var/lib is used and removed afterwards; a first, unmeasured
+run measures its calibration reference (as a campaign's first run on a host does).
 
 Reported per route, in seconds (median of the runs): the wall time, the agent's own total
 (host.json timing.total_s), and the overhead outside the agent (wall - total); for run_remote
-also each step. The project's goal is campaign set-up + teardown at most 5% of a 60 s run; the
-last lines relate the agent's set-up + teardown plus the route's overhead to that.
+also each step, and where its runs' time goes by phase (from run.log). The project's goal is
+campaign set-up + teardown at most 5% of a 60 s run; the last lines relate the agent's set-up
++ teardown plus the route's overhead to that.
 """
 
 from __future__ import annotations
@@ -33,14 +37,17 @@ from pathlib import Path
 
 from journalbench import bundle, deploy, runfolder, runremote
 from journalbench.agent.run import execute, host_lock, residue, teardown
+from journalbench.agent.workloads import fio
 from journalbench.hosts import load_host
 
 RUN_S = 60  # the run length the 5% goal is stated for
 STEPS = ("deploy", "reap", "fetch_run")
 
 
-def spec(duration: int, repetition: int) -> dict:
-    tenant = {"tool": "fio", "preset": "high-fsync", "size_mb": 16}
+def spec(duration: int, repetition: int, size_mb: int | None, prep: str) -> dict:
+    tenant: dict = {"tool": "fio", "preset": "high-fsync", "prep": prep}
+    if size_mb is not None:
+        tenant["size_mb"] = size_mb
     return {
         "arm": "shared-journal",
         "duration_s": duration,
@@ -80,16 +87,19 @@ def one(route: Callable[[Path], None], folder: Path) -> dict[str, float]:
     timing = json.loads((folder / runfolder.HOST).read_text())["timing"]
     return {"wall": wall, "agent": timing["total_s"], "outside": wall - timing["total_s"],
             "setup": timing["setup_s"], "workload": timing["workload_s"],
-            "teardown": timing["teardown_s"]}
+            "teardown": timing["teardown_s"],
+            **{f"phase {name}": value for name, value in phases(folder / runfolder.RUN_LOG)
+               .items()}}
 
 
 LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ (.*)$")
 # what each logged step of a run belongs to, first match wins (commands are logged as they
 # start, so a step lasts until the next line)
 PHASES = (
+    ("tracer attach", re.compile(r"device-time tracer to attach")),
     ("calibration", re.compile(r"calibrat|fsync-p|seq-probe|jb-calibrate|mnt/calibrate|wipefs")),
-    ("file preparation", re.compile(r"--name=layout|prepar")),
-    ("measured", re.compile(r"workloads start|: fio --name=(?!layout)|sampler|tracing/")),
+    ("file preparation", re.compile(r"--name=(layout|create)|prepar")),
+    ("measured", re.compile(r"workloads start|: fio --name=(?!layout|create)|sampler|tracing/")),
     ("teardown", re.compile(r"umount|losetup -d|lxc-stop|lxc-ls|back to the root|teardown")),
     ("file systems", re.compile(r"mkfs|sfdisk|partx|\$ mount|dumpe2fs|tune2fs")),
     ("tenants", re.compile(r"lxc-|qemu|guest|tenant ")),
@@ -116,7 +126,8 @@ def median(rows: list[dict[str, float]], key: str) -> float:
     return statistics.median(row[key] for row in rows)
 
 
-def report(results: dict[str, list[dict[str, float]]], steps: dict[str, list[float]]) -> None:
+def report(results: dict[str, list[dict[str, float]]], steps: dict[str, list[float]],
+           duration: int) -> None:
     print(f"{'route':<12}{'wall':>8}{'agent':>8}{'outside':>9}{'setup':>8}{'teardown':>9}")
     for route, rows in results.items():
         print(f"{route:<12}" + "".join(
@@ -132,12 +143,22 @@ def report(results: dict[str, list[dict[str, float]]], steps: dict[str, list[flo
           f"{RUN_S} s run")
     print(f"agent set-up + teardown {setup_down:.2f} s + route {added:.2f} s = "
           f"{100 * (setup_down + added) / RUN_S:.1f}% of a {RUN_S} s run (goal <= 5%)")
+    names = sorted({key for row in rows for key in row if key.startswith("phase ")})
+    print("where a run_remote run's time goes, by its run.log (median s): " + ", ".join(
+        f"{name[6:]} {statistics.median(row.get(name, 0.0) for row in rows):.3f}"
+        for name in names))
+    print(f"measured phase beyond the {duration} s asked (fio's own start and end, the "
+          f"sampler's start and stop): {median(rows, 'workload') - duration:.2f} s")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--duration", type=int, default=3, help="seconds of workload per run")
+    parser.add_argument("--size-mb", type=int, default=None,
+                        help="each tenant's file (default: the preset's own)")
+    parser.add_argument("--prep", choices=fio.PREPS, default=fio.DEFAULT_PREP,
+                        help="file preparation (default: campaigns' own)")
     parser.add_argument("--python", default="python3", help="the host's python (host file python:)")
     args = parser.parse_args()
     if os.geteuid() != 0:
@@ -159,16 +180,18 @@ def main() -> int:
     }
     try:
         bundle.build_bundle()  # a warm cache, as in a campaign after its first run
+        # and a calibrated host: a fresh one measures its reference once, in its first run
+        execute(spec(args.duration, 1, args.size_mb, args.prep), host, work / "warm-up")
         for repetition in range(1, args.runs + 1):
             order = list(routes) if repetition % 2 else list(routes)[::-1]
             for route in order:
-                run_spec = spec(args.duration, repetition)
+                run_spec = spec(args.duration, repetition, args.size_mb, args.prep)
                 folder = work / route / str(repetition)
                 results[route].append(
                     one(lambda out, r=route, s=run_spec: routes[r](out, s), folder))
                 print(f"{route} run {repetition}: " + ", ".join(
                     f"{k} {v:.2f}" for k, v in results[route][-1].items()), file=sys.stderr)
-        report(results, steps)
+        report(results, steps, args.duration)
     finally:
         with host_lock(host):
             teardown(host)

@@ -1,7 +1,7 @@
 """One route to the agent: `journalbench dispatch` drives this machine (transport: local) the
 way it drives an SSH host, through run_remote: deploy the bundle, reap, run (the agent tears
-the host down first), atomic fetch. The same two-tenant spec runs on a throw-away local host and on an sshd host, and
-both traces of the run_remote steps must be the same."""
+the host down first), atomic fetch. The same two-tenant spec runs on a throw-away local host
+and on an sshd host, and both traces of the run_remote steps must be the same."""
 
 from __future__ import annotations
 

@@ -309,6 +309,7 @@ class DeviceTimeTracer:
         assert self.proc is not None
         if self.ready.is_set():
             return
+        log.debug("waiting for the device-time tracer to attach")
         deadline = time.monotonic() + timeout_s
         while not self.ready.wait(0.05):
             if self.proc.poll() is not None:

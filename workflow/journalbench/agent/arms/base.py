@@ -72,8 +72,8 @@ class Arm:
     def prepare_workloads(self, workloads: dict[str, Any]) -> None:
         """Once the tenants run: each tenant's workload prepares (data, servers, load phase),
         one tenant after the other, as they share one kernel and device; all at once when
-        every workload only lays out files (PREPARE_TOGETHER: fio), which nothing measures."""
-        if workloads and all(w.PREPARE_TOGETHER for w in workloads.values()):
+        every workload only lays out files that nothing measures (Workload.prepares_apart)."""
+        if workloads and all(w.prepares_apart() for w in workloads.values()):
             with ThreadPoolExecutor(max_workers=len(workloads)) as pool:
                 done = [pool.submit(w.prepare, self.shell(name)) for name, w in workloads.items()]
             for future in done:

@@ -66,9 +66,6 @@ class Workload:
     TOOL: ClassVar[str]
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {}
-    # True when `prepare` only lays out files, which nothing measures: the tenants' workloads
-    # then prepare at the same time (Arm.prepare_workloads), not one after the other
-    PREPARE_TOGETHER: ClassVar[bool] = False
     # Set by the run after construction (agent/run.py): seconds of warm-up that precede the
     # measured `duration_s` and that a workload's own figures must leave out (fio: ramp_time),
     # and the run's device calibration record (host.json's `calibration`).
@@ -93,6 +90,12 @@ class Workload:
 
     def prepare(self, shell: TenantShell) -> None:
         """Before measuring: data, servers, load phase."""
+
+    def prepares_apart(self) -> bool:
+        """True when `prepare` only lays out files that nothing measures, whatever the other
+        tenants prepare meanwhile: the tenants then prepare at the same time
+        (Arm.prepare_workloads), not one after the other."""
+        return False
 
     def start(self, shell: TenantShell, out: Path) -> list[Process]:
         """The measured phase: start and return the processes the run waits for."""

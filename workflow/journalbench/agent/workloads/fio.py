@@ -26,6 +26,7 @@ from journalbench.agent.packages import Tool
 from journalbench.agent.system import log, tool_version
 from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into
 from journalbench.errors import AgentError
+from journalbench.parse.fio import parse_fio, summarise  # at the top: the bundle ships it
 
 PRESETS: dict[str, dict[str, Any]] = {
     "no-fsync": {"rw": "write", "bs": "64k", "fsync": 0},
@@ -230,7 +231,6 @@ def file_report(tenant: str) -> str:
 
 class Fio(Workload):
     TOOL = "fio"
-    PREPARE_TOGETHER = True  # a data file per tenant, written before anything is measured
     TOOLS = (Tool("fio", "fio", True, "fio workloads"),
              Tool("filefrag", "e2fsprogs", True, "fio fallocate files"))
     PRESETS = PRESETS
@@ -254,6 +254,11 @@ class Fio(Workload):
         self.size = self.sized(shell)
         shell.run(create_command(shell.data_dir, self.settings, self.size),
                   timeout=LAYOUT_TIMEOUT_S)
+
+    def prepares_apart(self) -> bool:
+        # a file of a fixed size; a fallocate/append file sized from the free space depends on
+        # the files the tenants before it on the same volume made
+        return self.prep == "overwrite" or "size_mb" in self.settings
 
     def sized(self, shell: TenantShell) -> int:
         """The file's size: size_mb when the spec gives it, else from the run's length, the
@@ -302,8 +307,6 @@ class Fio(Workload):
         """A fallocate/append file must not have wrapped: the run fails if it did."""
         if self.prep == "overwrite" or self.size is None:
             return
-        from journalbench.parse.fio import parse_fio, summarise
-
         log_name = runfolder.fio_file(self.tenant)
         fio_bytes = summarise(parse_fio(out / log_name)).io_bytes
         sequential = not is_random(self.settings["preset"])
