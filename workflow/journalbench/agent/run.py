@@ -28,11 +28,11 @@ from journalbench.agent.devices import calibrate, profile_for
 from journalbench.agent.sampler import (
     DeviceTimeTracer,
     Sampler,
-    devtime_tracers,
     ensure_tracefs,
-    remove_devtime_tracers,
     remove_trace_instance,
+    remove_tracers_under,
     trace_instance,
+    tracers_under,
 )
 from journalbench.agent.system import log, read, sh
 from journalbench.agent.workloads import WORKLOADS, workload_for
@@ -306,7 +306,7 @@ def residue(host: dict[str, Any]) -> list[str]:
     found += [f"cgroup {g}" for g in cgroups.host_groups_present(host["name"])]
     if trace_instance(host["name"]).exists():
         found.append(f"trace instance {trace_instance(host['name'])}")
-    found += [f"bpftrace {pid} (device time)" for pid in devtime_tracers(root)]
+    found += [f"bpftrace {pid} (a tracer of this state root)" for pid in tracers_under(root)]
     return found
 
 
@@ -315,7 +315,7 @@ def teardown(host: dict[str, Any]) -> None:
     root = disk.state_root(host)
     steps = [
         ("trace instance", lambda: remove_trace_instance(host["name"])),
-        ("device-time tracer", lambda: remove_devtime_tracers(root)),
+        ("tracers", lambda: remove_tracers_under(root)),
         # clients on the host (a YCSB JVM) first: they talk to servers inside the tenants
         *[(f"{cls.TOOL} clients", lambda cls=cls: cls.clean(host, root))
           for cls in cleanup.distinct(WORKLOADS.values())],

@@ -13,6 +13,7 @@ journal-accounted arm) is told apart from the tenant by its pid.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.resources
 import json
 import os
@@ -213,6 +214,36 @@ def devtime_tracers(root: Path) -> list[int]:
         if script in argv:
             pids.append(int(cmdline.parent.name))
     return pids
+
+
+def tracers_under(root: Path) -> list[int]:
+    """Pids of bpftrace processes running a script of this state root: kept directly under it
+    (the device-time tracer) or marked with its name (the workloads' fsync tracers, written
+    beside their run folder's summary as `.<file>.<host>.bt`): what a killed agent may leave."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if argv and Path(argv[0]).name == "bpftrace" and any(
+                arg.endswith(".bt") and (Path(arg).parent == root
+                                         or arg.endswith(f".{root.name}.bt")) for arg in argv):
+            pids.append(int(cmdline.parent.name))
+    return pids
+
+
+def remove_tracers_under(root: Path) -> None:
+    """Kill every tracer of this state root and remove the scripts kept in it (teardown after
+    kill -9; an fsync tracer's script stays in its run folder, which is never landed)."""
+    for pid in tracers_under(root):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while tracers_under(root) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for script in [*root.glob("*.bt"), *root.glob("*.bt.err")]:
+        script.unlink(missing_ok=True)
 
 
 def remove_devtime_tracers(root: Path) -> None:

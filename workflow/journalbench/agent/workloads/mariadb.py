@@ -216,7 +216,7 @@ class MariaDB(Workload):
             return []
         assert self.context is not None
         return [FsyncTracer(self.context.out / runfolder.fsync_file(self.tenant),
-                            cgroup_id=self.cgroup_id)]
+                            self.context.root, cgroup_id=self.cgroup_id)]
 
     def start(self, shell: TenantShell, out: Path) -> list[Process]:
         if not self.threads:

@@ -176,6 +176,7 @@ class Redis(Workload):
         self.host_folder: Path | None = None
         self.host_name = ""
         self.out: Path | None = None
+        self.root: Path | None = None
         self.facts: dict[str, Any] = {}
         self.clients: list[Process] = []
 
@@ -218,6 +219,7 @@ class Redis(Workload):
         self.where(shell)
         out = self.out = shell.arm.context.out
         self.host_name = shell.arm.context.host_name
+        self.root = shell.arm.context.root
         self.jars = install_jars(shell.arm.context.root)
         self.facts["binding"] = binding_info(self.jars)
         folder = self.tenant_folder(shell)
@@ -362,14 +364,15 @@ class Redis(Workload):
         """fdatasync of Redis's AOF (its background thread calls it once a second), traced
         over every thread of the tenant's redis-server as the host numbers it: that works on
         cgroup v1 and v2 hosts alike, and nothing else in the tenant syncs."""
-        if self.server is None or self.out is None:
+        if self.server is None or self.out is None or self.root is None:
             return []
         cgroup = cgroups.tenant_cgroup(self.host_name, self.tenant)
         pids = host_pids("redis-server", cgroup)
         if len(pids) != 1:
             raise AgentError(f"tenant {self.tenant}: expected one redis-server in cgroup "
                              f"{cgroup}, found {pids}")
-        return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), pids=(pids[0],))]
+        return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), self.root,
+                            pids=(pids[0],))]
 
     # -- clean-up by discovery (also after kill -9 of the agent) ----------------------------------
 
