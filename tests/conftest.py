@@ -65,7 +65,8 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if any(f"{state_dir / host_name}/".encode() in arg for arg in argv):
+        if any(f"{state_dir / host_name}/".encode() in arg
+               or arg.endswith(f".{host_name}.bt".encode()) for arg in argv):  # fsync tracers
             found.append(f"process {cmdline.parent.name} ({argv[0].decode(errors='replace')})")
     if (state_dir / host_name).exists():
         found.append(f"state folder {state_dir / host_name} (image, mount points or containers)")
