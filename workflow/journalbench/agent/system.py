@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 from journalbench.errors import AgentError
@@ -57,3 +61,24 @@ def tool_version(*args: str) -> str:
     except AgentError:
         return "missing"
     return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+
+def zombie(pid: int) -> bool:
+    """Killed but not yet reaped (or gone): it holds nothing any more."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def kill_wait(pids: list[int], what: str = "processes", timeout: float = 10) -> None:
+    """SIGKILL the pids and wait until none is left but as a zombie; `what` names them in the
+    error if one outlives the timeout."""
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while any(not zombie(p) for p in pids):
+        if time.monotonic() > deadline:
+            raise AgentError(f"{what} {pids} survived SIGKILL for {timeout:.0f} s")
+        time.sleep(0.02)

@@ -22,7 +22,6 @@ import os
 import platform
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -37,7 +36,7 @@ from journalbench.agent.arms.base import Arm, TenantLayout
 from journalbench.agent.arms.lxc import cpu_for
 from journalbench.agent.guest_report import SATURATED, STARTED
 from journalbench.agent.packages import Tool
-from journalbench.agent.system import log, tool_version
+from journalbench.agent.system import kill_wait, log, tool_version
 from journalbench.errors import AgentError
 
 MEMORY_MB = 1024  # the thesis's VM: 1 vCPU, 1 GiB
@@ -210,24 +209,6 @@ def our_processes(folder: Path) -> list[int]:
     return [p for p in pids if p != os.getpid()]
 
 
-def kill_wait(pids: list[int], timeout: float = 10) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + timeout
-    while any(Path(f"/proc/{p}").exists() and not zombie(p) for p in pids):
-        if time.monotonic() > deadline:
-            raise AgentError(f"processes {pids} survived SIGKILL for {timeout:.0f} s")
-        time.sleep(0.02)
-
-
-def zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def together(calls: dict[str, Callable[[], T]]) -> dict[str, T]:

@@ -25,14 +25,13 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from journalbench.agent.system import log, sh, tool_version
+from journalbench.agent.system import kill_wait, log, sh, tool_version, zombie
 from journalbench.errors import AgentError
 
 BUFFER_POOL_MB = 128
@@ -277,7 +276,7 @@ def our_processes(state_root: Path) -> list[tuple[int, str]]:
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             comm = (proc / "comm").read_text().strip()
-            if comm not in PROGRAMS or zombie(proc):
+            if comm not in PROGRAMS or zombie(int(proc.name)):
                 continue
             if needle in (proc / "cmdline").read_bytes() or \
                     marker in (proc / "cgroup").read_text():
@@ -287,20 +286,5 @@ def our_processes(state_root: Path) -> list[tuple[int, str]]:
     return found
 
 
-def zombie(proc: Path) -> bool:
-    """Killed but not yet reaped: it holds nothing any more."""
-    return (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-
-
 def kill_ours(state_root: Path, timeout: float = 10) -> None:
-    pids = [pid for pid, _ in our_processes(state_root)]
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + timeout
-    while [p for p, _ in our_processes(state_root) if p in pids]:
-        if time.monotonic() > deadline:
-            raise AgentError(f"mariadbd/sysbench {pids} survived SIGKILL for {timeout:.0f} s")
-        time.sleep(0.05)
+    kill_wait([pid for pid, _ in our_processes(state_root)], "mariadbd/sysbench", timeout)

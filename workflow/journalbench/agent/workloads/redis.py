@@ -18,9 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
-import os
 import shutil
-import signal
 import subprocess
 import time
 import zipfile
@@ -32,7 +30,7 @@ from journalbench.agent import cgroups
 from journalbench.agent.arms.base import TenantShell
 from journalbench.agent.packages import Tool
 from journalbench.agent.probes import FsyncTracer
-from journalbench.agent.system import log, tool_version
+from journalbench.agent.system import kill_wait, log, tool_version
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 from journalbench.parse import ParseError
@@ -386,16 +384,5 @@ class Redis(Workload):
     @classmethod
     def clean(cls, host: dict[str, Any], root: Path) -> None:
         """Kill the clients of this host's runs; Redis itself dies with its tenant."""
-        pids = processes_naming(jar_dir(root))
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + 10
-        while processes_naming(jar_dir(root)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = processes_naming(jar_dir(root))
-        if left:
-            raise AgentError(f"YCSB clients still running after SIGKILL: {left}")
+        kill_wait(processes_naming(jar_dir(root)), "YCSB clients")
         shutil.rmtree(jar_dir(root), ignore_errors=True)
