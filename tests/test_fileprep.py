@@ -305,6 +305,29 @@ def test_a_shipped_run_from_before_the_window_parses_whole() -> None:
     assert len([r for r in sample_rows if r["kind"] != "ops"]) == len(raw)  # nothing trimmed
 
 
+def test_only_a_campaign_that_names_a_claim_gets_a_ledger() -> None:
+    assert campaign.tests_claims("quick") and campaign.tests_claims("arms20")
+    assert not campaign.tests_claims("fileprep")
+
+
+def test_the_shipped_fileprep_table_has_every_condition(tmp_path: Path) -> None:
+    """The table the fsync notebook shows, from the shipped fileprep runs: every device,
+    neighbour and preparation, its runs counted; on the emulated HDD a high-fsync writer alone
+    sits in the thesis's regime (10-25 ms per fsync, 8-20 fsync/s)."""
+    from conftest import REPO
+    from journalbench import analysis
+
+    table = analysis.fileprep_table(tmp_path / "quick", REPO / "data" / "raw" / "quick")
+    assert table is not None
+    assert len(table) == 2 * 2 * 3 and set(table["runs"]) == {3}
+    assert set(table["prep"]) == set(fio.PREPS)
+    hdd_alone = table[(table["device_profile"] == "hdd") & (table["beside"] == "alone")]
+    assert hdd_alone["victim fsync ms"].between(10, 25).all()
+    assert hdd_alone["victim fsync/s"].between(8, 20).all()
+    assert (table["jbd2 % of bytes"] > 0).all()
+    assert analysis.fileprep_table(tmp_path / "x" / "y", tmp_path / "x" / "y") is None
+
+
 @pytest.mark.root
 @pytest.mark.slow
 @pytest.mark.skipif(not (guest_image.GUEST_DIR / guest_image.INFO).is_file(),

@@ -182,6 +182,34 @@ def by_prep(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     return runs_for(runs, experiments[experiments["campaign"] == "fileprep"])
 
 
+PREP_COLUMNS = {"shared_jbd2_share": "jbd2 % of bytes",
+                "shared_jbd2_requests_share": "jbd2 % of requests",
+                "shared_jbd2_time_share": "jbd2 % of device time",
+                "fsync_lat_mean_ms": "victim fsync ms", "fsync_per_s": "victim fsync/s"}
+
+
+def prep_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """From by_prep rows: per device, neighbour and file preparation, the median over runs of
+    jbd2's shares of the device (in %) and the high-fsync victim's fsync latency and rate."""
+    victim = victims(rows)
+    table = victim.groupby(["host", "device_profile", "beside", "prep"], observed=True).agg(
+        runs=("run_id", "nunique"), **{label: (column, "median")
+                                       for column, label in PREP_COLUMNS.items()})
+    shares = [label for label in PREP_COLUMNS.values() if "%" in label]
+    table[shares] = table[shares] * 100
+    return table.round(2).reset_index()
+
+
+def fileprep_table(processed: Path | str, raw: Path | str) -> pd.DataFrame | None:
+    """prep_table of the fileprep campaign that sits beside the notebook's campaign (the same
+    data/processed and data/raw folders), or None when it is not there."""
+    processed, raw = Path(processed).parent / "fileprep", Path(raw).parent / "fileprep"
+    if not raw.is_dir():
+        return None
+    runs, _, experiments = load(processed, raw)
+    return prep_table(by_prep(runs, experiments))
+
+
 def database_runs(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str) -> pd.DataFrame:
     """Every tenant row of the runs in which some tenant runs the database `tool` (mariadb,
     redis), its fio neighbours included: the MySQL and Redis experiments' table until their

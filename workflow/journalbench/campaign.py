@@ -42,6 +42,12 @@ def load_campaign(name_or_path: str) -> dict[str, Any]:
     return load_validated(campaign_path(name_or_path), "campaign")
 
 
+def tests_claims(name_or_path: str) -> bool:
+    """Whether some experiment of the campaign names a claim (fileprep, say, names none: it
+    is tidied and shown, but has no ledger)."""
+    return any(e.get("claims") for e in load_campaign(name_or_path)["experiments"])
+
+
 def substitute(value: Any, values: dict[str, Any]) -> Any:
     """Replace "{name}" in strings (a whole-string "{name}" keeps the value's type)."""
     if isinstance(value, str):

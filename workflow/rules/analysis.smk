@@ -1,8 +1,9 @@
 # Executes the analysis notebooks with papermill: the executed copies go to
 # results/<campaign>/notebooks/, their figures (PNG + PDF) to figures/<campaign>/, their tables
 # (CSV + Markdown) to results/<campaign>/. The ledger (`journalbench claims`) judges every claim
-# on every campaign in data/raw/ that has a campaign file (the shipped ones, and the configured
-# one): results/<campaign>/claims.{md,html,csv} and the combined results/claims.{md,html,csv}.
+# on every campaign in data/raw/ whose campaign file names a claim (the shipped ones, and the
+# configured one): results/<campaign>/claims.{md,html,csv} and the combined
+# results/claims.{md,html,csv}.
 # `snakemake --report results/report.html` gathers the ledger and the captioned figures.
 import yaml
 
@@ -13,7 +14,8 @@ OTHER_CAMPAIGNS = sorted(
     for p in Path("data/raw").glob("*")
     if p.is_dir() and p.name != CAMPAIGN and jb_campaign.campaign_path(p.name).is_file()
 )
-LEDGER_CAMPAIGNS = [CAMPAIGN, *OTHER_CAMPAIGNS]
+LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_campaign.tests_claims(c))]
+NOTEBOOKS_READ = ["fileprep"]
 CAPTIONS = yaml.safe_load(Path(workflow.basedir, "workflow/report/captions.yaml").read_text())
 ANALYSIS_OUTPUTS = [
     *[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
@@ -30,6 +32,8 @@ rule notebook:
         notebook="notebooks/{name}.ipynb",
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
+        # campaigns a notebook reads beside its own (fsync-interference: fileprep's table)
+        beside=[f"data/processed/{c}/runs.parquet" for c in NOTEBOOKS_READ if c in OTHER_CAMPAIGNS],
         code=ANALYSIS_CODE,
     wildcard_constraints:
         campaign=re.escape(CAMPAIGN),
