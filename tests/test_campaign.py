@@ -41,6 +41,13 @@ def test_shipped_campaigns_expand(repo):
         assert runs and len({r.run_id for r in runs}) == len(runs)
 
 
+def test_every_campaign_that_tests_claims_cites_its_power_figure(repo):
+    """Its repetitions come from `journalbench power` (or say they are the pilot for it)."""
+    for path in sorted((repo / "workflow" / "campaigns").glob("*.yaml")):
+        if campaign.tests_claims(str(path)):
+            assert "`journalbench power" in path.read_text(), f"{path}: no power figure cited"
+
+
 def test_matrix_expands_repetition_major_with_stable_ids(tmp_path, repo):
     path = write(tmp_path, BASE)
     hosts = campaign.load_hosts(str(repo / HOST))
