@@ -67,6 +67,7 @@ def test_hdd_pair_is_calibrated_and_slows_the_victim(hdd_host, tmp_path):
     # the thesis's regime for a high-fsync writer alone on its own journal
     assert 10 <= reference["high_fsync_ms"] <= 25
     assert 8 <= reference["high_fsync_per_s"] <= 20
+    assert 0 <= reference["load"]["busy_share"] <= 1  # how busy the machine was meanwhile
     assert abs(facts["calibration"]["drift"]["write_fsync_per_s"]) <= 0.10
     assert 0 < facts["device_profile"]["emulator_cpu_share"] < 1
     # beside a second fsyncing tenant on the same journal, the victim waits longer than alone
@@ -116,3 +117,30 @@ def test_a_drifted_device_fails_the_run(hdd_host, tmp_path):
     assert "not the one calibrated" in stderr and str(path) in stderr
     assert not (tmp_path / "drifted" / runfolder.MANIFEST).exists()
     assert not system_residue(hdd_host["name"], hdd_host["state_dir"])
+
+
+def test_a_reference_measured_on_a_busy_machine_is_used_but_not_kept(agent_host, tmp_path):
+    """Two processes spinning on both cores while the fast disk's reference is first measured:
+    the run records how busy the machine was and goes on, but the reference is not cached, so a
+    later run on a quiet machine measures its own."""
+    from journalbench.agent.devices import PROFILES
+    from journalbench.agent.devices.calibrate import BUSY_LIMIT, reference_path
+    from journalbench.hosts import load_host
+
+    host = load_host(str(agent_host["file"]))
+    path = reference_path(host, PROFILES["native"](host, Path(host["state_dir"]) / host["name"],
+                                                  {}))
+    spinners = [subprocess.Popen(["python3", "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.5)
+        proc = start_run(pair("shared-journal", duration=2), agent_host, tmp_path / "busy")
+        _, stderr = proc.communicate(timeout=300)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    assert proc.returncode == 0, stderr
+    load = json.loads((tmp_path / "busy" / runfolder.HOST).read_text())["calibration"][
+        "reference"]["load"]
+    assert load["busy_share"] > BUSY_LIMIT
+    assert "not kept" in stderr and not path.exists()

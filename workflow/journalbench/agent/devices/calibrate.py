@@ -4,7 +4,8 @@
   own latency and the cycles per second) and 64 KiB direct sequential writes (MB/s).
 - `reference` (once per host, profile and model parameters; cached in <state_dir>/calibration/):
   the probe, plus a high-fsync fio writer alone on its own ext4 (fsync latency, fsync/s, MB/s),
-  the thesis's own yardstick of a disk (~18 ms per fsync on its HDD).
+  the thesis's own yardstick of a disk (~18 ms per fsync on its HDD), and how busy the
+  machine's CPUs were meanwhile (a reference measured on a busy machine is not kept).
 
 A profile may bound its reference's high-fsync latency (`ACCEPT_FSYNC_MS`, e.g. the thesis's
 regime for `hdd`) and the drift of a run's probe from its reference (`DRIFT_LIMIT`).
@@ -18,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from journalbench.agent import disk
+from journalbench.agent import disk, provenance
 from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.system import log, sh
 from journalbench.agent.workloads import fio
@@ -27,6 +28,9 @@ from journalbench.errors import AgentError
 PROBE_S = 1
 SEQ_PROBE = "500ms"
 DRIFTING = ("write_fsync_per_s", "seq_write_mb_s")  # what a run's probe is compared on
+# share of all cores busy while the reference was measured above which it is not kept: the
+# reference's own fio and emulator stay well below it on 2 cores, another busy core does not
+BUSY_LIMIT = 0.6
 
 
 def fio_json(*args: str, timeout: float) -> dict[str, Any]:
@@ -99,14 +103,23 @@ def reference(host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
     if path.is_file():
         return json.loads(path.read_text())
     log.info("calibrating device profile %s (once per host and parameters)", profile.NAME)
+    before = provenance.load()
     measured = {**probe(device), **high_fsync_alone(device, mount, profile),
                 "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    measured["load"] = provenance.load_between(before, provenance.load())
     accept = profile.ACCEPT_FSYNC_MS
     if accept and not accept[0] <= measured["high_fsync_ms"] <= accept[1]:
         raise AgentError(
             f"device profile {profile.NAME}: a high-fsync writer alone waits "
             f"{measured['high_fsync_ms']} ms per fsync, outside the {accept[0]}-{accept[1]} ms "
             "this profile must give; check its parameters (host file device_profiles)")
+    if measured["load"]["busy_share"] > BUSY_LIMIT:
+        # a reference taken beside other work would set every later run's drift against a
+        # slower device than the one calibrated: this run uses it, the next measures again
+        log.warning("device profile %s: reference measured while the machine was %.0f%% busy "
+                    "(more than %.0f%%): used for this run only, not kept", profile.NAME,
+                    100 * measured["load"]["busy_share"], 100 * BUSY_LIMIT)
+        return measured
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(measured, indent=1, sort_keys=True) + "\n")
