@@ -1,5 +1,6 @@
 """The redis workload for real: Redis 7 in LXC containers on a loop device, YCSB 0.17.0 on the
-host through our binding (built by `make ycsb`), the AOF's fdatasync traced by bpftrace."""
+host through our binding (built by `make ycsb`), the AOF's fdatasync traced by bpftrace; and
+Redis in QEMU guests (TCG here), reached through the vm arm's tunnel into each guest."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
+from journalbench.agent import guest_image, guest_tunnel
 from journalbench.agent.cgroups import tenant_cgroup
 from journalbench.agent.workloads.redis import host_pids
 from journalbench.parse.fsync import parse_fsync
@@ -133,4 +135,76 @@ def test_teardown_after_kill_9_of_the_agent_stops_redis_and_the_client(agent_hos
         [str(VENV_BIN / "journalbench"), "teardown", "--host", str(agent_host["file"])],
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    assert system_residue(agent_host["name"], agent_host["state_dir"]) == []
+
+
+# -- the vm arm: Redis in QEMU guests, YCSB on the host through each guest's tunnel ------------
+
+GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
+needs_guest = pytest.mark.skipif(not GUEST_READY, reason="no guest kernel: run `make guest`")
+
+
+def in_guest(host: dict[str, Any], tenant: str, script: str) -> str:
+    """A command inside a tenant's guest, over the arm's own command channel."""
+    folder = host["state_dir"] / host["name"] / "vm" / tenant
+    done = subprocess.run([str(VENV_BIN / "python"), "-m", "journalbench.agent.guest_relay",
+                           str(folder), "sh", "-c", script],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@needs_guest
+def test_two_guests_load_and_insert_through_the_tunnel(agent_host, tmp_path, no_new_servers):
+    out = tmp_path / "run"
+    proc = start_run(spec("vm", {"records": 300, "operations": 3000}, "buffered-high-fsync",
+                          duration=6), agent_host, out)
+    _, stderr = proc.communicate(timeout=400)
+    assert proc.returncode == 0, stderr
+    assert runfolder.is_complete(out), runfolder.manifest_problems(out)
+
+    runs, samples = parse_run(out)
+    kv = next(row for row in runs if row["tenant"] == "kv")
+    assert kv["tool"] == "redis" and kv["failed_ops"] == 0 and kv["ops_s"] > 0
+    assert kv["op_lat_p99_ms"] >= kv["op_lat_p95_ms"] > 0
+    assert kv["aof_bytes"] > kv["aof_bytes_loaded"] > 0  # read inside the guest
+    assert kv["fsync_source"] is None  # the AOF's fdatasync is the guest kernel's call
+    assert not (out / runfolder.fsync_file("kv")).exists()
+    assert kv["virt_accel"] in ("kvm", "tcg") and kv["cpu_bound"] in (0, 1)
+    per_second = [row for row in samples if row["kind"] == "ops"]
+    first = parse_ycsb(out / runfolder.ycsb_file("kv"), out / runfolder.ycsb_stderr("kv"))
+    assert sum(row["ops"] for row in per_second) == \
+        first.operations["INSERT"].operations - first.status[0].operations
+    noisy = next(row for row in runs if row["tenant"] == "noisy")
+    assert noisy["throughput_mb_s"] > 0
+
+    redis = json.loads((out / runfolder.redis_file("kv")).read_text())
+    assert redis["client_via"] == "tunnel" and redis["fsync_tracer"] is None
+    assert redis["client_socket"].endswith("/vm/kv/tunnel-redis.sock")
+    assert redis["records"] == 300 and redis["load_s"] > 0
+    assert redis["info"]["aof_last_write_status"] == "ok"
+    assert guest_tunnel.READY in (out / "redis-kv-tunnel.log").read_text()
+    facts = json.loads((out / runfolder.HOST).read_text())
+    assert facts["tools"]["socat"].startswith("socat version")
+    assert system_residue(agent_host["name"], agent_host["state_dir"]) == []
+
+
+@needs_guest
+def test_redis_dying_in_a_guest_stops_the_client_and_fails_the_run(agent_host, tmp_path,
+                                                                    no_new_servers):
+    """Over the tunnel nobody tells the client that Redis is gone: the workload's watcher
+    does, at once, instead of YCSB waiting for a reply until the run's deadline."""
+    out = tmp_path / "run"
+    proc = start_run(spec("vm", {"records": 200, "operations": 10_000_000}, duration=60),
+                     agent_host, out)
+    wait_for_status(out, proc, timeout=300)
+    in_guest(agent_host, "kv", "kill -9 $(pidof redis-server)")
+    killed = time.monotonic()
+    _, stderr = proc.communicate(timeout=180)
+    assert time.monotonic() - killed < 50  # well before the 60 s run would end
+    assert proc.returncode != 0
+    error = [line for line in stderr.splitlines() if "tenant kv" in line]
+    assert error and "redis-server in kv exited" in error[-1], stderr
+    assert str(out / runfolder.ycsb_file("kv")) in error[-1]
+    assert not (out / runfolder.MANIFEST).exists()
     assert system_residue(agent_host["name"], agent_host["state_dir"]) == []

@@ -1,11 +1,20 @@
 """The redis workload's pure parts: its command lines, its schema branch and campaign, the
-buffered fio neighbours, and the binding's build record (the jar `make ycsb` built)."""
+buffered fio neighbours, the binding's build record (the jar `make ycsb` built), and the vm
+arm's tunnel into a guest as far as it is decided before a guest boots."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import subprocess
 from pathlib import Path
 
+import pytest
+
+from journalbench import runfolder
+from journalbench.agent import cgroups, guest_image, guest_side, guest_tunnel
+from journalbench.agent.arms.base import Context
+from journalbench.agent.arms.vm import VirtualMachine, qemu_argv
 from journalbench.agent.workloads import fio, redis
 from journalbench.campaign import expand, load_campaign
 from journalbench.schemas import validate
@@ -70,3 +79,61 @@ def test_the_built_binding_records_its_version_and_source_hash() -> None:
     assert info["version"] == "0.1.0" and len(info["source_sha256"]) == 64
     assert len(info["jar_sha256"]) == 64
     assert {p.name for p in BUILT.glob("core-*.jar")} == {"core-0.17.0.jar"}
+
+
+def vm_arm(root: Path) -> VirtualMachine:
+    host = {"name": "unit", "state_dir": str(root.parent)}
+    return VirtualMachine(Context(host, root, cgroups.detect(), root / "out"))
+
+
+def test_the_vm_arm_plans_a_tunnel_per_workload_and_refuses_a_socket_path_too_long(
+        tmp_path: Path) -> None:
+    workload = redis.Redis("kv", {"tool": "redis"}, 10)
+    assert workload.guest_tunnels() == [redis.TUNNEL]
+    arm = vm_arm(tmp_path / "unit")
+    arm.plan_tunnels({"kv": workload.guest_tunnels(), "noisy": []})
+    assert arm.tunnels == {"kv": ["redis"]}
+    assert arm.tunnel("kv", "redis") == tmp_path / "unit" / "vm" / "kv" / "tunnel-redis.sock"
+    with pytest.raises(Exception, match="tenant noisy: its guest has no tunnel 'redis'"):
+        arm.tunnel("noisy", "redis")
+    deep = vm_arm(tmp_path / ("d" * 100) / "unit")
+    with pytest.raises(Exception, match="tenant kv: tunnel socket .* longer than 107 bytes"):
+        deep.plan_tunnels({"kv": ["redis"]})
+
+
+def test_redis_on_the_vm_arm_takes_its_tunnel_and_one_client_thread(tmp_path: Path) -> None:
+    arm = vm_arm(tmp_path / "unit")
+    arm.plan_tunnels({"kv": ["redis"]})
+    one = redis.Redis("kv", {"tool": "redis"}, 10)
+    one.where(arm.shell("kv"))
+    assert one.guest and one.socket() == arm.tunnel("kv", "redis")
+    assert runfolder.fsync_file("kv") not in one.outputs()  # no fsync trace from inside a guest
+    two = redis.Redis("kv", {"tool": "redis", "threads": 2}, 10)
+    with pytest.raises(Exception, match="tenant kv: .* takes threads: 1, not 2"):
+        two.where(arm.shell("kv"))
+
+
+@pytest.mark.skipif(not (guest_image.GUEST_DIR / guest_image.INFO).is_file(),
+                    reason="no guest kernel: run `make guest`")
+def test_a_tunnel_is_one_more_port_that_the_guests_command_server_leaves_alone(
+        tmp_path: Path) -> None:
+    argv = qemu_argv("tcg", tmp_path, "", "jb_path=x", ["redis"])
+    devices = [a for a in argv if a.startswith("virtserialport,")]
+    assert devices[-1] == "virtserialport,chardev=tredis,name=jb-tunnel.redis"
+    assert all(d.split("name=")[1].startswith(guest_side.PORT_PREFIX) for d in devices[:-1])
+    assert not guest_tunnel.PREFIX.startswith(guest_side.PORT_PREFIX)
+    chardev = argv[argv.index("-chardev", len(argv) - 5) + 1]
+    assert chardev == f"socket,id=tredis,path={tmp_path}/tunnel-redis.sock,server=on,wait=off"
+    assert not fnmatch.fnmatch("tunnel-redis.sock", "p*.sock")  # the relay's command ports
+    assert qemu_argv("tcg", tmp_path, "", "jb_path=x") == argv[:-4]
+
+
+def test_tunnel_names_fit_a_qemu_id_and_the_bridge_fails_plainly_without_its_port() -> None:
+    for bad in ("Redis", "a,b", "1x", ""):
+        with pytest.raises(ValueError):
+            guest_tunnel.check_name(bad)
+    # on the host there is no such virtio-serial port: the bridge's own search says so
+    done = subprocess.run(guest_tunnel.bridge_argv("redis", "/nowhere/redis.sock"),
+                          capture_output=True, text=True, timeout=10)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "no virtio-serial port jb-tunnel.redis"

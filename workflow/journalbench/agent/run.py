@@ -240,6 +240,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
     try:
         devtime.launch()
         with profile.unmodelled():
+            arm.plan_tunnels({name: w.guest_tunnels() for name, w in workloads.items()})
             arm.prepare(device, spec["tenants"])
             arm.start()
             arm.prepare_workloads(workloads)

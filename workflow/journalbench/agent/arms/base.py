@@ -2,10 +2,10 @@
 
 An arm decides how tenants' storage maps onto the one test device, how a tenant is started
 (container, VM), how a command runs inside it, and what it adds to host.json. The agent's run
-(`agent/run.py`) calls, in order: `prepare` (storage), `start`, `prepare_workloads` (the
-workloads' own preparation through `run`/`spawn`), `after_start`, the measured phase,
-`before_stop`, `stop`. Teardown after a crash cannot rely on an arm object, so each arm class
-also finds and removes its own leftovers by discovery (`leftovers`, `clean`).
+(`agent/run.py`) calls, in order: `plan_tunnels`, `prepare` (storage), `start`,
+`prepare_workloads` (the workloads' own preparation through `run`/`spawn`), `after_start`, the
+measured phase, `before_stop`, `stop`. Teardown after a crash cannot rely on an arm object, so
+each arm class also finds and removes its own leftovers by discovery (`leftovers`, `clean`).
 """
 
 from __future__ import annotations
@@ -65,6 +65,11 @@ class Arm:
     def prepare(self, device: disk.Device, tenants: list[dict[str, Any]]) -> None:
         """Make the tenants' file systems on the test device and fill `self.tenants`."""
         raise NotImplementedError
+
+    def plan_tunnels(self, wanted: dict[str, list[str]]) -> None:
+        """Before `start`: the byte tunnels each tenant's workload asks for into its tenant
+        (Workload.guest_tunnels). Only an arm whose tenants share no folder with the host opens
+        them (vm); a container's socket is already in the host's view of its data folder."""
 
     def start(self) -> None:
         raise NotImplementedError

@@ -8,9 +8,10 @@ reach it over virtio-serial (`agent/guest_side.py`, `agent/guest_relay.py`): no 
 no host kernel module. Everything of a run's guests lives in `<state>/vm/`, and any process
 whose command line names that folder is ours: teardown finds them that way after kill -9.
 
-Set-up time: the guests boot at once and each then makes and mounts its ext4, and the
-workloads prepare their data in all guests at once (`prepare_workloads`): under TCG each guest
-is bound by its own vCPU, so one guest's set-up hardly slows the other's. The guests are
+Set-up time: the guests boot at once and each then makes and mounts its ext4 and starts its
+report (Python starts slowly under TCG; the report waits for a go before its first reading), and
+the workloads prepare their data in all guests at once (`prepare_workloads`): under TCG each
+guest is bound by its own vCPU, so one guest's set-up hardly slows the other's. The guests are
 stopped with SIGKILL: nothing of a guest outlives its run (its disk is re-made by the next run,
 its outputs are already in the run folder), so a clean shutdown would only cost time.
 """
@@ -22,6 +23,7 @@ import os
 import platform
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -31,10 +33,10 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import journalbench
-from journalbench.agent import disk, guest_image
+from journalbench.agent import disk, guest_image, guest_tunnel
 from journalbench.agent.arms.base import Arm, TenantLayout
 from journalbench.agent.arms.lxc import cpu_for
-from journalbench.agent.guest_report import SATURATED, STARTED
+from journalbench.agent.guest_report import ARMED, SATURATED, STARTED
 from journalbench.agent.packages import Tool
 from journalbench.agent.system import kill_wait, log, tool_version
 from journalbench.errors import AgentError
@@ -83,7 +85,8 @@ def guest_files() -> dict[str, Any]:
     return info
 
 
-def qemu_argv(accel: str, folder: Path, volume: str, append: str) -> list[str]:
+def qemu_argv(accel: str, folder: Path, volume: str, append: str,
+              tunnels: list[str] | tuple[str, ...] = ()) -> list[str]:
     """multidevs=remap: the host root spans several file systems (/proc, /sys, ...) whose inode
     numbers collide; without it the guest confuses their directories and mounts land wrong."""
     share, _ = agent_share()
@@ -109,6 +112,8 @@ def qemu_argv(accel: str, folder: Path, volume: str, append: str) -> list[str]:
         argv += ["-chardev", f"socket,id=p{port},path={folder / f'p{port}.sock'},"
                  "server=on,wait=off",
                  "-device", f"virtserialport,chardev=p{port},name=jb.{port}"]
+    for name in tunnels:  # byte tunnels a workload asked for (agent/guest_tunnel.py)
+        argv += guest_tunnel.qemu_args(folder, name)
     return argv
 
 
@@ -265,6 +270,7 @@ class VirtualMachine(Arm):
         self.accel, self.accel_why = "", ""
         self.summaries: dict[str, dict[str, Any]] = {}
         self.layout: dict[str, Any] = {}
+        self.tunnels: dict[str, list[str]] = {}
 
     @property
     def folder(self) -> Path:
@@ -284,12 +290,16 @@ class VirtualMachine(Arm):
         started = time.monotonic()
         for index, tenant in enumerate(self.tenants):
             self.qemus[tenant.name] = self.boot(tenant, cpu_for(index))
-        together({t.name: lambda t=t: self.make_file_system(t.name, started)
+        together({t.name: lambda t=t: self.set_up_guest(t.name, started)
                   for t in self.tenants})
         log.info("guests up under %s: boot %s s", self.accel, self.boot_s)
         self.check_weights()
         self.check_threads()
         self.timing["start_s"] = round(time.monotonic() - t0, 3)
+
+    def set_up_guest(self, tenant: str, started: float) -> None:
+        self.make_file_system(tenant, started)
+        self.start_report(tenant)
 
     def make_file_system(self, tenant: str, started: float) -> None:
         """Once its guest is up: the guest makes its own ext4 on its disk and mounts it (one
@@ -319,7 +329,8 @@ class VirtualMachine(Arm):
         folder = self.folder / tenant.name
         folder.mkdir(parents=True, exist_ok=True)
         _, package_root = agent_share()
-        argv = qemu_argv(self.accel, folder, tenant.volume, f"jb_path={package_root}")
+        argv = qemu_argv(self.accel, folder, tenant.volume, f"jb_path={package_root}",
+                         self.tunnels.get(tenant.name, []))
         log.debug("$ %s", " ".join(argv))
 
         def enter() -> None:
@@ -349,30 +360,39 @@ class VirtualMachine(Arm):
                     raise AgentError(f"QEMU thread {task.name} of {tenant} is in {found}, "
                                      f"not {want}")
 
-    def after_start(self) -> None:
-        t0 = time.monotonic()
-        for tenant in self.tenants:
-            path = self.context.out / f"guest-{tenant.name}.jsonl"
-            err = self.folder / tenant.name / "report.stderr"
-            with path.open("wb") as stdout, err.open("wb") as stderr:
-                self.reports[tenant.name] = self.spawn(
-                    tenant.name, ["python3", "-S", "-m", "journalbench.agent.guest_report",
-                                  tenant.name], stdout, stderr)
-        for tenant in self.tenants:
-            self.wait_report(tenant.name)
-        self.timing["report_start_s"] = round(time.monotonic() - t0, 3)
-
-    def wait_report(self, tenant: str) -> None:
-        """Python starts slowly in a TCG guest: measuring begins once the report runs."""
+    def start_report(self, tenant: str) -> None:
+        """Python starts slowly in a TCG guest: the report starts once the guest's ext4 is
+        mounted (its journal exists) and arms itself while the workloads prepare."""
+        path = self.context.out / f"guest-{tenant}.jsonl"
         err = self.folder / tenant / "report.stderr"
-        deadline = time.monotonic() + REPORT_START_S
-        while STARTED not in err.read_text(errors="replace"):
-            if self.reports[tenant].poll() is not None or time.monotonic() > deadline:
-                detail = err.read_text(errors="replace").strip().splitlines()
-                raise AgentError(f"guest report of {tenant} did not start ({err}): "
-                                 f"{detail[-1] if detail else 'no output'}")
-            time.sleep(0.02)
-        self.report_started_ns[tenant] = time.monotonic_ns()
+        with path.open("wb") as stdout, err.open("wb") as stderr:
+            self.reports[tenant] = self.spawn(
+                tenant, ["python3", "-S", "-m", "journalbench.agent.guest_report", tenant],
+                stdout, stderr)
+
+    def after_start(self) -> None:
+        """Each report, once armed, gets its go (SIGUSR1, through its relay) and takes its first
+        reading: measuring begins once every report runs."""
+        t0 = time.monotonic()
+        deadline = t0 + REPORT_START_S
+        waiting, gone = [t.name for t in self.tenants], set()
+        while waiting:
+            for tenant in list(waiting):
+                err = self.folder / tenant / "report.stderr"
+                text = err.read_text(errors="replace")
+                if STARTED in text:
+                    self.report_started_ns[tenant] = time.monotonic_ns()
+                    waiting.remove(tenant)
+                elif self.reports[tenant].poll() is not None or time.monotonic() > deadline:
+                    detail = text.strip().splitlines()
+                    raise AgentError(f"guest report of {tenant} did not start ({err}): "
+                                     f"{detail[-1] if detail else 'no output'}")
+                elif ARMED in text and tenant not in gone:
+                    self.reports[tenant].send_signal(signal.SIGUSR1)
+                    gone.add(tenant)
+            if waiting:
+                time.sleep(0.01)
+        self.timing["report_start_s"] = round(time.monotonic() - t0, 3)
 
     def before_stop(self) -> None:
         out = self.context.out
@@ -404,6 +424,25 @@ class VirtualMachine(Arm):
         self.reports.clear()
         self.qemus.clear()
         self.clean(self.context.host, self.context.root)
+
+    def plan_tunnels(self, wanted: dict[str, list[str]]) -> None:
+        """Each guest gets one virtio-serial port per tunnel its workload asks for; their
+        host ends (QEMU's sockets) are checked here, before any guest boots."""
+        for tenant, names in wanted.items():
+            for name in names:
+                path = guest_tunnel.socket_path(self.folder / tenant, name)
+                if len(str(path).encode()) > guest_tunnel.SOCKET_PATH_MAX:
+                    raise AgentError(f"tenant {tenant}: tunnel socket {path} is longer than "
+                                     f"{guest_tunnel.SOCKET_PATH_MAX} bytes: use a shorter "
+                                     "state_dir")
+        self.tunnels = {tenant: list(names) for tenant, names in wanted.items() if names}
+
+    def tunnel(self, tenant: str, name: str) -> Path:
+        """The host's end of a planned tunnel into the tenant's guest."""
+        if name not in self.tunnels.get(tenant, []):
+            raise AgentError(f"tenant {tenant}: its guest has no tunnel {name!r} (planned: "
+                             f"{self.tunnels.get(tenant, [])})")
+        return guest_tunnel.socket_path(self.folder / tenant, name)
 
     # -- commands inside a guest --------------------------------------------------------------
 

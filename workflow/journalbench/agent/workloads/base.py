@@ -88,6 +88,11 @@ class Workload:
         count. Returns what host.json's `calibration` gains (may use `mount` and the device)."""
         return {}
 
+    def guest_tunnels(self) -> list[str]:
+        """Names of the byte tunnels a host-side client of this workload needs into a guest
+        tenant (agent/guest_tunnel.py); the vm arm opens them before its guests boot."""
+        return []
+
     def prepare(self, shell: TenantShell) -> None:
         """Before measuring: data, servers, load phase."""
 

@@ -1,16 +1,26 @@
 """Redis with an append-only file, driven by YCSB 0.17.0 through the project's own binding
 (workflow/ycsb-redis, built by `make ycsb` into the `ycsb/` folder beside this module).
 
-Redis runs inside the tenant: its own redis-server, data and AOF on the tenant's volume,
-`appendfsync everysec`, no RDB snapshots, no AOF rewrite, and no TCP port: a unix socket in the
-tenant's data folder, so no other Redis (the host's service included) is ever reached. The YCSB
-client runs on the host, outside every tenant's cgroup, as the thesis's client ran on another
-machine; it reaches the socket through the tenant's data folder as the host sees it.
+Redis runs inside the tenant (container or guest): its own redis-server, data and AOF on the
+tenant's volume, `appendfsync everysec`, no RDB snapshots, no AOF rewrite, and no TCP port: a
+unix socket in the tenant's data folder, so no other Redis (the host's service included) is ever
+reached. Everything the workload does inside the tenant (start Redis, PING it, read INFO and the
+AOF's size, shut it down) goes through the arm's command channel, so it is the same on every
+arm. The YCSB client runs on the host, outside every tenant's cgroup, as the thesis's client ran
+on another machine. It reaches Redis's socket through the tenant's data folder as the host sees
+it (container arms), or, on the vm arm, whose guests have no network and share no writable
+folder with the host, through a byte tunnel into the guest (agent/guest_tunnel.py: a
+virtio-serial port whose host end is a unix socket, and socat inside the guest between the port
+and Redis's socket). The tunnel carries one connection at a time, so the vm arm takes YCSB with
+one thread (the default), and its bridge is guest CPU the container arms do not spend (the vm
+arm's vCPU report flags a saturated guest). The AOF's fdatasync is traced on the host for
+containers; in a guest the guest's kernel makes that call, and no fsync trace is kept.
 
-`prepare` starts Redis and loads the records (not measured), `start` runs the INSERT workload
-(the measured phase, status every second), `finish` keeps the AOF size and Redis's own
-persistence counters, `stop` shuts Redis down. Guests (the vm arm) have no network and no
-folder the host shares, so the client could not reach their Redis: the vm arm is refused.
+`prepare` starts Redis (and on the vm arm the tunnel's bridge) and loads the records (not
+measured), `start` runs the INSERT workload (the measured phase, status every second), `finish`
+keeps the AOF size and Redis's own persistence counters, `stop` shuts Redis down. While a YCSB
+client runs, a watcher stops it as soon as redis-server (or the bridge) ends: over the tunnel
+the client would otherwise wait for a reply forever; the run then fails naming both.
 """
 
 from __future__ import annotations
@@ -20,13 +30,15 @@ import importlib.resources
 import json
 import shutil
 import subprocess
+import threading
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import cgroups
+from journalbench.agent import cgroups, guest_tunnel
 from journalbench.agent.arms.base import TenantShell
 from journalbench.agent.packages import Tool
 from journalbench.agent.probes import FsyncTracer
@@ -43,7 +55,10 @@ BINDING_PROPERTIES = "ycsb-redis.properties"
 JARS = "ycsb"  # folder of jars beside this module (built, not committed)
 FOLDER = "redis"  # in the tenant's data folder: the AOF, Redis's working dir and its socket
 SOCKET = "redis.sock"
+TUNNEL = "redis"  # the vm arm's byte tunnel into the guest (agent/guest_tunnel.py)
 START_TIMEOUT_S = 30
+BRIDGE_TIMEOUT_S = 60  # socat's start, through a TCG guest's 9p root
+WATCH_S = 0.2
 LOAD_TIMEOUT_S = 3600
 STOP_TIMEOUT_S = 60
 SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with the terminating NUL
@@ -145,16 +160,36 @@ def processes_naming(folder: Path) -> list[int]:
     return pids
 
 
-def aof_bytes(folder: Path) -> int:
-    """Bytes of the append-only file: every part of Redis 7's multi-part AOF."""
-    parts = [p for p in folder.rglob("appendonly.aof*") if p.is_file()]
-    if not parts:
-        raise AgentError(f"no append-only file below {folder}")
-    return sum(p.stat().st_size for p in parts)
+def aof_argv(folder: str) -> list[str]:
+    """Sizes of every part of Redis 7's multi-part AOF, one per line (run inside the tenant)."""
+    return ["find", folder, "-name", "appendonly.aof*", "-type", "f", "-printf", "%s\n"]
 
 
 def info_fields(text: str) -> dict[str, str]:
     return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+@dataclass
+class Client(Process):
+    """A YCSB client; `cause` says why the watcher stopped it (Redis or the bridge ended)."""
+
+    cause: str | None = None
+
+    def check(self, code: int) -> None:
+        if self.cause is not None:
+            raise AgentError(f"{self.cause}; YCSB stopped ({self.stdout})")
+        super().check(code)
+
+
+def spawn_logged(shell: TenantShell, argv: list[str], what: str, log_file: Path) -> Process:
+    """Start argv in the tenant with stdout and stderr in one run-folder file."""
+    handle = log_file.open("wb")
+    try:
+        popen = shell.spawn(argv, handle, handle)
+    except BaseException:
+        handle.close()
+        raise
+    return Process(what, popen, log_file, log_file, [handle])
 
 
 class Redis(Workload):
@@ -163,6 +198,7 @@ class Redis(Workload):
         Tool("redis-server", "redis-server", False, "redis workloads (inside the tenant)"),
         Tool("redis-cli", "redis-tools", False, "redis workloads (readiness, counters)"),
         Tool("java", "default-jre-headless", False, "YCSB client of redis workloads"),
+        Tool("socat", "socat", False, "redis workloads on the vm arm (the tunnel's guest end)"),
     )
     PRESETS: dict[str, dict[str, Any]] = {}
 
@@ -170,8 +206,10 @@ class Redis(Workload):
         super().__init__(tenant, settings, duration_s)
         self.config = settings_of(settings)
         self.server: Process | None = None
+        self.bridge: Process | None = None  # the tunnel's guest end (vm arm)
         self.jars: Path | None = None
-        self.host_folder: Path | None = None
+        self.client_socket: Path | None = None  # Redis's socket as the host's client sees it
+        self.guest = False
         self.host_name = ""
         self.out: Path | None = None
         self.root: Path | None = None
@@ -184,18 +222,27 @@ class Redis(Workload):
         return f"{shell.data_dir}/{FOLDER}"
 
     def socket(self) -> Path:
-        assert self.host_folder is not None
-        return self.host_folder / SOCKET
+        assert self.client_socket is not None
+        return self.client_socket
+
+    def guest_tunnels(self) -> list[str]:
+        return [TUNNEL]
 
     def where(self, shell: TenantShell) -> None:
-        from journalbench.agent.arms import VM
+        """Where the host's client reaches Redis: the tenant's data folder as the host sees it
+        (containers), or the end of the vm arm's tunnel into the guest."""
+        from journalbench.agent.arms.vm import VirtualMachine
 
-        if shell.arm.NAME == VM:
-            raise AgentError(f"tenant {self.tenant}: the redis workload does not run on the vm "
-                             "arm (its guests have no network and share no folder with the "
-                             "host, where the YCSB client runs)")
+        if isinstance(shell.arm, VirtualMachine):
+            if self.config["threads"] != 1:
+                raise AgentError(f"tenant {self.tenant}: the redis workload on the vm arm takes "
+                                 f"threads: 1, not {self.config['threads']} (its tunnel into "
+                                 "the guest carries one connection at a time)")
+            self.guest = True
+            self.client_socket = shell.arm.tunnel(shell.name, TUNNEL)
+            return
         layout = {t.name: t for t in shell.arm.tenants}[shell.name]
-        self.host_folder = Path(layout.data_dir) / FOLDER
+        self.client_socket = Path(layout.data_dir) / FOLDER / SOCKET
         if len(str(self.socket()).encode()) > SOCKET_PATH_MAX:
             raise AgentError(f"tenant {self.tenant}: socket path {self.socket()} is longer than "
                              f"{SOCKET_PATH_MAX} bytes: use a shorter state_dir")
@@ -207,6 +254,11 @@ class Redis(Workload):
         versions = {"redis-server": tool_version("redis-server", "--version"),
                     "java": (java.stderr.strip().splitlines() or ["unknown"])[0],
                     "ycsb": YCSB_VERSION}
+        if self.guest:  # `socat -V`: a banner line, then the version
+            lines = subprocess.run(["socat", "-V"], capture_output=True, text=True,
+                                   check=False).stdout.splitlines()
+            versions["socat"] = next((line.strip() for line in lines if "version" in line),
+                                     "unknown")
         if self.jars is not None:
             info = binding_info(self.jars)
             versions["ycsb-redis"] = (f"{info['version']} source {info['source_sha256'][:16]} "
@@ -223,17 +275,13 @@ class Redis(Workload):
         folder = self.tenant_folder(shell)
         shell.run(["mkdir", "-p", folder])
         log_file = out / f"redis-{self.tenant}.log"
-        out_handle = log_file.open("wb")
-        try:
-            popen = shell.spawn(server_argv(folder), out_handle, out_handle)
-        except BaseException:
-            out_handle.close()
-            raise
-        self.server = Process(f"redis-server in {self.tenant}", popen, log_file, log_file,
-                              [out_handle])
+        self.server = spawn_logged(shell, server_argv(folder), f"redis-server in {self.tenant}",
+                                   log_file)
         self.wait_ready(shell, log_file)
+        if self.guest:
+            self.bridge = self.start_bridge(shell, out / f"redis-{self.tenant}-tunnel.log")
         self.load(out)
-        self.facts["aof_bytes_loaded"] = aof_bytes(self.host_folder or Path())
+        self.facts["aof_bytes_loaded"] = self.aof_bytes(shell)
 
     def wait_ready(self, shell: TenantShell, log_file: Path) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -245,15 +293,51 @@ class Redis(Workload):
                 lines = log_file.read_text(errors="replace").strip().splitlines()
                 raise AgentError(f"tenant {self.tenant}: redis-server exited {code} at start "
                                  f"(see {log_file}): {lines[-1] if lines else 'no output'}")
-            if self.socket().exists():
-                try:
-                    if shell.run(["redis-cli", "-s", socket, "ping"], timeout=10).strip() == "PONG":
-                        return
-                except AgentError:
-                    pass  # listening soon
+            try:
+                if shell.run(["redis-cli", "-s", socket, "ping"], timeout=10).strip() == "PONG":
+                    return
+            except AgentError:
+                pass  # listening soon
             time.sleep(0.1)
         raise AgentError(f"tenant {self.tenant}: redis-server did not answer PING within "
                          f"{START_TIMEOUT_S} s (see {log_file})")
+
+    def start_bridge(self, shell: TenantShell, log_file: Path) -> Process:
+        """The tunnel's guest end: socat between the tunnel's port and Redis's socket, ready
+        once it has opened both (its log says so)."""
+        argv = guest_tunnel.bridge_argv(TUNNEL, f"{self.tenant_folder(shell)}/{SOCKET}")
+        bridge = spawn_logged(shell, argv, f"tunnel bridge of {self.tenant}", log_file)
+        deadline = time.monotonic() + BRIDGE_TIMEOUT_S
+        while guest_tunnel.READY not in log_file.read_text(errors="replace"):
+            if bridge.popen.poll() is not None or time.monotonic() > deadline:
+                bridge.kill()
+                lines = log_file.read_text(errors="replace").strip().splitlines()
+                raise AgentError(f"tenant {self.tenant}: the tunnel's bridge (socat) did not "
+                                 f"start (see {log_file}): {lines[-1] if lines else 'no output'}")
+            time.sleep(0.05)
+        return bridge
+
+    def aof_bytes(self, shell: TenantShell) -> int:
+        folder = self.tenant_folder(shell)
+        sizes = shell.run(aof_argv(folder), timeout=60).split()
+        if not sizes:
+            raise AgentError(f"tenant {self.tenant}: no append-only file below {folder}")
+        return sum(int(size) for size in sizes)
+
+    def watch(self, client: Client) -> None:
+        """Stop the client as soon as Redis (or the tunnel's bridge) ends while it runs."""
+        def run() -> None:
+            while client.popen.poll() is None:
+                for part in (self.server, self.bridge):
+                    if part is not None and part.popen.poll() is not None:
+                        client.cause = (f"tenant {self.tenant}: {part.what} exited "
+                                        f"{part.popen.returncode} while {client.what} ran "
+                                        f"(see {part.stdout})")
+                        client.popen.kill()
+                        return
+                time.sleep(WATCH_S)
+
+        threading.Thread(target=run, name=f"watch-{self.tenant}", daemon=True).start()
 
     def load(self, out: Path) -> None:
         """Load the records (YCSB -load): before the measured phase, checked like it."""
@@ -264,8 +348,9 @@ class Redis(Workload):
         t0 = time.monotonic()
         with report.open("wb") as stdout, errors.open("wb") as stderr:
             proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr)
-            client = Process(f"YCSB load of {self.tenant}", proc, report, errors)
+            client = Client(f"YCSB load of {self.tenant}", proc, report, errors)
             self.clients.append(client)
+            self.watch(client)
             try:
                 code = proc.wait(timeout=LOAD_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -274,6 +359,8 @@ class Redis(Workload):
             finally:
                 client.kill()
         self.facts["load_s"] = round(time.monotonic() - t0, 3)
+        if client.cause is not None:
+            client.check(code)
         result = self.checked(code, report, errors, "load")
         done = result.operations["INSERT"].operations if "INSERT" in result.operations else 0
         if done != self.config["records"]:
@@ -310,8 +397,9 @@ class Redis(Workload):
             stdout.close()
             stderr.close()
             raise
-        client = Process(f"YCSB in {self.tenant}", proc, report, errors, [stdout, stderr])
+        client = Client(f"YCSB in {self.tenant}", proc, report, errors, [stdout, stderr])
         self.clients.append(client)
+        self.watch(client)
         return [client]
 
     def finish(self, shell: TenantShell, out: Path) -> None:
@@ -327,8 +415,12 @@ class Redis(Workload):
             "config": {"appendonly": "yes", "appendfsync": "everysec", "save": "",
                        "auto-aof-rewrite-percentage": "0", "socket": socket},
             "redis_version": info.get("redis_version"),
+            # how the host's client reached Redis, and whether the AOF's fdatasync was traced
+            "client_socket": str(self.client_socket),
+            "client_via": "tunnel" if self.guest else "data folder",
+            "fsync_tracer": None if self.guest else "pids",
             **self.facts,
-            "aof_bytes_end": aof_bytes(self.host_folder or Path()),
+            "aof_bytes_end": self.aof_bytes(shell),
             "info": {key: info.get(key) for key in (
                 "aof_delayed_fsync", "aof_last_write_status", "aof_rewrites",
                 "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "total_commands_processed",
@@ -341,7 +433,7 @@ class Redis(Workload):
         for client in self.clients:
             client.kill()
         if self.server is None:
-            return
+            return  # the bridge starts after the server
         if self.server.popen.poll() is None:
             try:
                 shell.run(["redis-cli", "-s", f"{self.tenant_folder(shell)}/{SOCKET}",
@@ -353,16 +445,20 @@ class Redis(Workload):
             except subprocess.TimeoutExpired:
                 log.error("redis-server in %s did not stop; killing it", self.tenant)
         self.server.kill()
+        if self.bridge is not None:  # socat idles on the port: its relay's end kills it
+            self.bridge.kill()
 
     def outputs(self) -> list[str]:
-        return [runfolder.ycsb_file(self.tenant), runfolder.ycsb_stderr(self.tenant),
-                runfolder.redis_file(self.tenant), runfolder.fsync_file(self.tenant)]
+        files = [runfolder.ycsb_file(self.tenant), runfolder.ycsb_stderr(self.tenant),
+                 runfolder.redis_file(self.tenant)]
+        return files if self.guest else [*files, runfolder.fsync_file(self.tenant)]
 
     def probes(self) -> list[Any]:
         """fdatasync of Redis's AOF (its background thread calls it once a second), traced
         over every thread of the tenant's redis-server as the host numbers it: that works on
-        cgroup v1 and v2 hosts alike, and nothing else in the tenant syncs."""
-        if self.server is None or self.out is None or self.root is None:
+        cgroup v1 and v2 hosts alike, and nothing else in the tenant syncs. None in a guest:
+        its kernel, not the host's, makes that call."""
+        if self.server is None or self.out is None or self.root is None or self.guest:
             return []
         cgroup = cgroups.tenant_cgroup(self.host_name, self.tenant)
         pids = host_pids("redis-server", cgroup)
