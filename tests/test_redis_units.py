@@ -68,10 +68,12 @@ def test_buffered_neighbours_skip_direct_io() -> None:
 def test_quick_redis_campaign_expands_to_valid_specs() -> None:
     campaign = load_campaign("quick-redis")
     specs = expand(campaign, "quick-redis")
-    assert len(specs) == 3 * (3 + 3 * 3)
+    assert len(specs) == 3 * (4 + 4 * 3)
     for spec in specs:
         validate(spec, "run-spec", "quick-redis")
-    assert "vm" not in {spec["arm"] for spec in specs}
+    vm = [spec for spec in specs if spec["arm"] == "vm"]
+    assert len(vm) == 3 * (1 + 3)  # the tunnel takes one client thread: the default
+    assert all(t["workload"].get("threads", 1) == 1 for s in vm for t in s["tenants"])
 
 
 def test_the_built_binding_records_its_version_and_source_hash() -> None:
