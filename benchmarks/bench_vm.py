@@ -1,7 +1,8 @@
 """The VM arm's costs on this machine (a script, not a test; root, real QEMU guests).
 
     .venv/bin/python benchmarks/bench_vm.py [--duration 60] [--boots 3] [--size-mb 256]
-                                            [--presets seqwrite-64k ...]
+                                            [--presets seqwrite-64k ...] [--pairs 1]
+                                            [--timeline]
 
 1. guest boot time: QEMU start to the guest helper's ready line, no disk (goal < 10 s, TCG);
 2. per-run set-up + teardown of a two-tenant high-fsync VM run (after the runs of 3., so that
@@ -13,6 +14,9 @@
    the host (no container, no cgroup: fio on the host's kernel), on the same device, the same
    one-partition layout and ext4, the same file size and duration; the ratio is the guest's
    throughput over the host's.
+`--presets` with no name and `--boots 0` measure the set-up alone (then a first, unmeasured
+two-tenant run measures the device's calibration); `--pairs N` repeats the two-tenant run;
+`--timeline` prints each set-up line of its run.log with its time since the run's start.
 Everything lives in a temporary state folder and is torn down; the script checks nothing is left.
 The accelerator is the agent's own choice (KVM if a probe guest boots under it, else TCG).
 """
@@ -20,15 +24,17 @@ The accelerator is the agent's own choice (KVM if a probe guest boots under it, 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
 
-from journalbench import hosts
+from journalbench import hosts, runfolder
 from journalbench.agent import cgroups, disk, guest_image, run
 from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.arms.vm import choose_accel, qemu_argv, wait_console
@@ -118,6 +124,24 @@ def bare_fio(host: dict[str, Any], workload: dict[str, Any], duration_s: int,
     return fio_mib_s(next(out.glob("fio-*.json")))
 
 
+LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ (.*)$")
+
+
+def timeline(run_log: Path) -> None:
+    """The set-up's lines of a run.log, each with its seconds since the first line: where the
+    set-up's time goes (a command is logged as it starts)."""
+    first = None
+    for line in run_log.read_text().splitlines():
+        match = LOG_LINE.match(line)
+        if not match:
+            continue
+        when = datetime.datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+        first = when if first is None else first
+        print(f"  {when - first:7.3f}  {match[2][:140]}")
+        if "workloads start" in match[2]:
+            return
+
+
 def set_up_report(facts: dict[str, Any]) -> None:
     timing, layout = facts["timing"], facts["layout"]
     cost = timing["setup_s"] + timing["teardown_s"]
@@ -142,7 +166,10 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=RUN_S)
     parser.add_argument("--boots", type=int, default=3)
     parser.add_argument("--size-mb", type=int, default=256)
-    parser.add_argument("--presets", nargs="+", default=list(BASE), choices=BASE)
+    parser.add_argument("--presets", nargs="*", default=list(BASE), choices=BASE)
+    parser.add_argument("--pairs", type=int, default=1, help="two-tenant runs to measure")
+    parser.add_argument("--timeline", action="store_true",
+                        help="print the two-tenant runs' set-up from their run.log")
     args = parser.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("bench_vm needs root (loop devices, cgroups, QEMU)")
@@ -155,11 +182,13 @@ def main() -> None:
         accel, why = choose_accel(host, Path(tmp) / "probe")
         boots = [boot_once(Path(tmp) / f"boot{i}", accel) for i in range(args.boots)]
         print(f"accel: {accel} ({why})")
-        print(f"guest boot: {', '.join(f'{b:.2f}' for b in boots)} s "
-              f"(best {min(boots):.2f} s, goal < 10 s)")
+        if boots:
+            print(f"guest boot: {', '.join(f'{b:.2f}' for b in boots)} s "
+                  f"(best {min(boots):.2f} s, goal < 10 s)")
 
-        print(f"fio alone, {args.duration} s, {args.size_mb} MiB file, under {accel}: "
-              "guest vs bare host")
+        if args.presets:
+            print(f"fio alone, {args.duration} s, {args.size_mb} MiB file, under {accel}: "
+                  "guest vs bare host")
         for preset in args.presets:
             solo = tenant(SOLO, 500, preset, args.size_mb)
             out = Path(tmp) / f"vm-{preset}"
@@ -171,10 +200,16 @@ def main() -> None:
                   f"guest/host {guest / bare:.3f}")
         # after the runs above: the first run of a host measures its device's calibration
         # reference once, which is no per-run cost
-        set_up_report(agent_run(host_file, Path(tmp) / "pair", {
-            "arm": "vm", "duration_s": args.duration, "repetition": 1,
-            "tenants": [tenant("victim", 700, "high-fsync", args.size_mb),
-                        tenant("neighbour", 300, "high-fsync", args.size_mb)]}))
+        pair = {"arm": "vm", "duration_s": args.duration, "repetition": 1,
+                "tenants": [tenant("victim", 700, "high-fsync", args.size_mb),
+                            tenant("neighbour", 300, "high-fsync", args.size_mb)]}
+        if not args.presets:
+            agent_run(host_file, Path(tmp) / "pair-calibrates", pair)
+        for index in range(args.pairs):
+            out = Path(tmp) / f"pair{index}"
+            set_up_report(agent_run(host_file, out, pair))
+            if args.timeline:
+                timeline(out / runfolder.RUN_LOG)
         left = run.residue(host)
         if left:
             raise SystemExit(f"residue left: {left}")

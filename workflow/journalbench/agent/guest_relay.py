@@ -3,8 +3,9 @@
 `python3 -m journalbench.agent.guest_relay <guest folder> <argv...>` claims a free command port
 of the guest (a lock file per port), sends the command, and copies the guest's frames to its own
 stdout and stderr; it exits with the command's exit code. So `Arm.spawn` can return an ordinary
-`subprocess.Popen` for a guest's command. SIGTERM/SIGINT kill the command in the guest; if the
-relay itself is killed, its socket closes and the guest kills the command.
+`subprocess.Popen` for a guest's command. SIGTERM/SIGINT kill the command in the guest, SIGUSR1
+is passed on to it; if the relay itself is killed, its socket closes and the guest kills the
+command.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def main(folder: Path, argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGUSR1, lambda _signum, _frame: conn.sendall(b"U\n"))
     ident = os.urandom(ID_BYTES)
     conn.sendall(json.dumps({"argv": argv, "id": ident.hex()}).encode() + b"\n")
     return relay(conn, ident)

@@ -3,6 +3,11 @@
 `python3 -m journalbench.agent.guest_report <tenant>` prints per interval the deltas of the
 guest's vCPU time (from /proc/stat), of its data disk vda (/sys/block/vda/stat) and of the bytes
 its own jbd2 thread submitted (tracefs, as the host's sampler does for host journals).
+
+Python starts slowly in a TCG guest, so the report is started early (while the workloads
+prepare): it finds the journal, starts its tracer, says ARMED on stderr and waits for SIGUSR1
+(the host's go, just before measuring) to take its first reading and say STARTED. Its seconds
+run from the go, as if it had been started then.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from journalbench.agent.journals import find_jbd2
 from journalbench.agent.sampler import JournalTracer, device_counters
 
 DISK = "vda"
+ARMED = "guest report armed"
 STARTED = "guest report started"
 SATURATED = 0.95  # a vCPU this busy may bound the guest's I/O rate (TCG)
 
@@ -49,10 +55,17 @@ def sample(tenant: str, jbd2_name: str, previous: dict, current: dict) -> dict:
 def main(tenant: str, interval: float = 1.0) -> None:
     jbd2 = find_jbd2(f"/dev/{DISK}", tenant)
     tracer = JournalTracer("guest-report", [jbd2])
+    # blocked before the tracer's thread starts, so that only sigwait below receives them
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGTERM})
+    tracer.start()
+    print(ARMED, file=sys.stderr, flush=True)
+    if signal.sigwait({signal.SIGUSR1, signal.SIGTERM}) == signal.SIGTERM:
+        tracer.stop()  # stopped before the go: nothing was measured
+        return
     stopping = threading.Event()
     # SIGTERM ends the report with a last, shorter interval, so a short run still has a row.
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stopping.set())
-    tracer.start()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     t0 = time.monotonic()
 
     def read_all() -> dict:

@@ -5,14 +5,19 @@ connects to the port's unix socket, sends the command as one JSON line with a fr
 reads frames back: a type byte (O stdout, E stderr, X exit code, F could not start), the
 request's 8-byte id, a 4-byte big-endian length, the payload. The id matters because QEMU keeps
 what the guest wrote while no host was connected (a killed relay's last frames) and hands it to
-the next client of the port. A line `K` kills the command; so does the host side going away.
-virtio-serial needs no kernel module on the host and no guest network, unlike SSH.
+the next client of the port. A line `K` kills the command; so does the host side going away. A
+line `U` sends the command SIGUSR1 (a go signal: the guest report waits for it to take its first
+reading). virtio-serial needs no kernel module on the host and no guest network, unlike SSH.
+A port whose host side is not connected reads EOF at once, so an idle port waits; the guest's
+driver signals (SIGIO) when a host connects, which ends the wait at once: a command does not sit
+out a polling interval (~0.2 s each under TCG, several per run's set-up).
 PID 1 itself only reaps orphans; the server runs in a child so that `subprocess` keeps the exit
 status of its own commands.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -26,13 +31,44 @@ from pathlib import Path
 PORT_PREFIX = "jb."
 READY = "journalbench-guest-ready"
 KILL_GRACE_S = 3.0
-IDLE_POLL_S = 0.2  # a port whose host side is not connected reads EOF at once: poll gently
+IDLE_POLL_S = 0.2  # an idle port's wait when no SIGIO comes (a missed one costs this much)
 # Commands see the agent package too (the guest report is one of its modules).
 ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
        "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
 
 
 ID_BYTES = 8
+
+
+class Wakeup:
+    """Counts SIGIOs (a host connected to or left a port): idle ports wait for the count to
+    change. The signal's C handler writes to a pipe whichever thread it lands on; a thread
+    reads it, since Python runs signal handlers in the main thread only, which waits in join."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.count = 0
+
+    def install(self) -> None:
+        """From the main thread, before any port asks for SIGIO."""
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)
+        signal.set_wakeup_fd(write_end)
+        signal.signal(signal.SIGIO, lambda _signum, _frame: None)
+        threading.Thread(target=self.pump, args=(read_end,), daemon=True).start()
+
+    def pump(self, read_end: int) -> None:
+        while os.read(read_end, 512):
+            with self.changed:
+                self.count += 1
+                self.changed.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> None:
+        with self.changed:
+            self.changed.wait_for(lambda: self.count != seen, timeout)
+
+
+WAKEUP = Wakeup()
 
 
 def frame(kind: bytes, ident: bytes, payload: bytes) -> bytes:
@@ -53,6 +89,8 @@ class Port:
     def __init__(self, path: str) -> None:
         self.path = path
         self.fd = os.open(path, os.O_RDWR)
+        fcntl.fcntl(self.fd, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(self.fd, fcntl.F_SETFL, fcntl.fcntl(self.fd, fcntl.F_GETFL) | os.O_ASYNC)
         self.lock = threading.Lock()
         self.current: subprocess.Popen[bytes] | None = None
 
@@ -83,13 +121,22 @@ class Port:
         except ProcessLookupError:
             pass
 
+    def send_signal(self, signum: int) -> None:
+        proc = self.current
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signum)
+            except ProcessLookupError:
+                pass
+
     def serve(self) -> None:
         pending = b""
         while True:
+            seen = WAKEUP.count  # before the read: a host connecting after it changes the count
             chunk = os.read(self.fd, 65536)
             if not chunk:
                 self.kill()  # no host on the other end: nobody waits for the output
-                time.sleep(IDLE_POLL_S)
+                WAKEUP.wait(seen, IDLE_POLL_S)
                 continue
             pending += chunk
             *lines, pending = pending.split(b"\n")
@@ -99,6 +146,9 @@ class Port:
     def handle(self, line: bytes) -> None:
         if line.strip() == b"K":
             threading.Thread(target=self.kill, args=(KILL_GRACE_S,), daemon=True).start()
+            return
+        if line.strip() == b"U":
+            self.send_signal(signal.SIGUSR1)
             return
         try:
             request = json.loads(line)
@@ -136,6 +186,7 @@ def serve() -> None:
     if not found:
         print("journalbench guest: no jb.* virtio-serial ports", flush=True)
         return
+    WAKEUP.install()
     threads = [threading.Thread(target=Port(p).serve, daemon=True) for p in found]
     for thread in threads:
         thread.start()
