@@ -25,6 +25,8 @@ from journalbench.parse.rows import parse_run
 from journalbench.parse.ycsb import parse_ycsb
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
+GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
+needs_guest = pytest.mark.skipif(not GUEST_READY, reason="no guest kernel: run `make guest`")
 
 
 def spec(arm: str, redis: dict[str, Any], neighbour: str | None = None,
@@ -121,12 +123,13 @@ def test_redis_dying_mid_run_fails_the_run_naming_tenant_and_file(agent_host, tm
     assert system_residue(agent_host["name"], agent_host["state_dir"]) == []
 
 
-def test_teardown_after_kill_9_of_the_agent_stops_redis_and_the_client(agent_host, tmp_path,
+@pytest.mark.parametrize("arm", ["journal-accounted", pytest.param("vm", marks=needs_guest)])
+def test_teardown_after_kill_9_of_the_agent_stops_redis_and_the_client(arm, agent_host, tmp_path,
                                                                       no_new_servers):
     out = tmp_path / "run"
-    proc = start_run(spec("journal-accounted", {"records": 500, "operations": 10_000_000},
-                          duration=60), agent_host, out)
-    wait_for_status(out, proc)
+    proc = start_run(spec(arm, {"records": 500, "operations": 10_000_000}, duration=60),
+                     agent_host, out)
+    wait_for_status(out, proc, timeout=300)
     proc.kill()  # SIGKILL: no chance to clean up
     proc.communicate(timeout=30)
     left = system_residue(agent_host["name"], agent_host["state_dir"])
@@ -139,9 +142,6 @@ def test_teardown_after_kill_9_of_the_agent_stops_redis_and_the_client(agent_hos
 
 
 # -- the vm arm: Redis in QEMU guests, YCSB on the host through each guest's tunnel ------------
-
-GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
-needs_guest = pytest.mark.skipif(not GUEST_READY, reason="no guest kernel: run `make guest`")
 
 
 def in_guest(host: dict[str, Any], tenant: str, script: str) -> str:
