@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -16,7 +17,7 @@ from journalbench.experiments import experiment_rows, runs_for
 from journalbench.runfolder import run_id
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
-SHIPPED = ["arms20", "quick"]  # the campaigns whose run folders ship in data/raw/
+SHIPPED = ["arms20", "fileprep", "quick"]  # the campaigns whose run folders ship in data/raw/
 
 
 def unshown(runs: pd.DataFrame, plan: pd.DataFrame) -> list[str]:
@@ -105,3 +106,111 @@ def test_no_experiments_select_no_runs() -> None:
                          "experiment": pd.Series([], dtype=str),
                          "claims": pd.Series([], dtype=object)})
     assert runs_for(runs, none, claim="C8").empty
+
+
+# -- device profiles: never pooled, a panel each -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fileprep(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The shipped fileprep campaign (the same runs on `native` and on `hdd`): its by_prep rows
+    and samples."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out = tmp_path_factory.mktemp("fileprep")
+    runs, samples, plan = analysis.load(out, REPO / "data" / "raw" / "fileprep")
+    assert set(runs["device_profile"]) == {"native", "hdd"}
+    return analysis.by_prep(runs, plan), samples
+
+
+def test_tables_of_a_two_profile_campaign_keep_the_profiles_apart(
+        fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    rows = analysis.victims(fileprep[0])
+    table = analysis.medians(rows, ["beside", "prep"], "fsync_lat_mean_ms")
+    assert list(table.columns[:4]) == ["host", "device_profile", "beside", "prep"]
+    assert list(dict.fromkeys(table["device_profile"])) == ["native", "hdd"]  # agent's order
+    assert len(table) == 2 * 2 * 3  # profiles x neighbours x preparations, each once
+    for _, row in table.iterrows():  # each median is of its own profile's runs only
+        own = rows[(rows["device_profile"] == row["device_profile"])
+                   & (rows["beside"] == row["beside"]) & (rows["prep"] == row["prep"])]
+        assert row["median"] == pytest.approx(np.median(own["fsync_lat_mean_ms"]))
+        assert row["n"] == len(own)
+    wide = analysis.fsync_table(rows)
+    assert list(wide.columns) == ["host", "device_profile", "beside", "shared-journal"]
+    assert list(zip(wide["device_profile"], wide["beside"], strict=True)) == [
+        ("native", "alone"), ("native", "no-fsync"), ("hdd", "alone"), ("hdd", "no-fsync")]
+    shares = analysis.jbd2_shares(fileprep[0], by=("prep",))
+    assert list(shares.columns[:4]) == ["host", "device_profile", "prep", "currency"]
+    assert len(shares) == 2 * 3 * len(analysis.JBD2_SHARE)
+    host = analysis.host_label(fileprep[0])
+    assert "native: device fsync" in host and "hdd: device fsync" in host
+
+
+def panel_titles(fig: Any) -> list[str]:
+    return [ax.get_title() for ax in fig.axes]
+
+
+def test_figures_of_a_two_profile_campaign_have_a_panel_per_profile(
+        fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    from journalbench import plots
+
+    rows, samples = fileprep
+    victims = analysis.victims(rows)
+    fig = plots.bars(victims, "prep", "throughput_mb_s", "beside", "t", "h", "MB/s")
+    native, hdd = fig.axes
+    assert native.get_title().startswith("native: device fsync")
+    assert hdd.get_title().startswith("hdd: device fsync") and "high-fsync alone" in hdd.get_title()
+    assert not native.get_shared_y_axes().joined(native, hdd)  # own scale: MB/s differ 50x
+    table = analysis.medians(victims, ["prep", "beside"], "throughput_mb_s")
+    for ax, profile in ((native, "native"), (hdd, "hdd")):  # each panel's bars: its own runs
+        heights = sorted(bar.get_height() for bar in ax.patches if bar.get_height() > 0)
+        own = table.loc[table["device_profile"] == profile, "median"]
+        assert heights == pytest.approx(sorted(own))
+    assert native.get_legend() is None and hdd.get_legend() is not None  # one legend
+    fig = plots.shares(victims, "beside", "t", "h", target=0.7)
+    assert [t.split(":")[0] for t in panel_titles(fig)] == ["native", "hdd"]
+    parts = analysis.example_shares(samples, victims, beside="no-fsync", prep="fallocate")
+    panels = list(dict.fromkeys(parts["panel"]))
+    assert [p.split(":")[0] for p in panels] == ["native", "hdd"]
+    for panel in panels:  # the example run is of the panel's profile, the first repetition
+        run = panel.rsplit("run ", 1)[1]
+        example = victims[victims["run_id"] == run].iloc[0]
+        assert example["device_profile"] == panel.split(":")[0]
+        assert (example["beside"], example["prep"]) == ("no-fsync", "fallocate")
+        assert example["repetition"] == victims.loc[
+            victims["device_profile"] == example["device_profile"], "repetition"].min()
+    fig = plots.share_timeline(parts, "t", "h")
+    assert panel_titles(fig) == panels
+
+
+def test_a_single_profile_campaign_reads_as_before() -> None:
+    from journalbench import plots
+
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"r{rep}", "repetition": rep, "arm": "shared-journal",
+         "virt_accel": None, "beside": "alone", "tenant": "victim", "device_profile": "native",
+         "kernel": "k", "device_kind": "image", "device_fsync_lat_ms": 0.1 + rep / 100,
+         "throughput_mb_s": 10.0 + rep, "achieved_share": 1.0} for rep in range(3)])
+    assert analysis.host_label(rows) == "host h (k, image native, device fsync 0.11 ms)"
+    table = analysis.medians(rows, ["arm"], "throughput_mb_s")
+    assert table[["host", "device_profile", "arm", "median"]].values.tolist() == [
+        ["h", "native", "shared-journal", 11.0]]
+    assert [title for title, _ in analysis.panels(rows)] == [None]
+    fig = plots.bars(rows, "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
+    assert panel_titles(fig) == [""] and fig.axes[0].get_legend() is not None
+    assert panel_titles(plots.shares(rows, "arm", "t", "h", target=0.7)) == [""]
+
+
+def test_panels_order_profiles_and_name_hosts_when_several() -> None:
+    rows = pd.DataFrame({"host": ["b", "a", "a", "a"],
+                         "device_profile": ["native", "hdd", "zz-new", None],
+                         "device_fsync_lat_ms": [0.1, 20.0, 1.0, 0.2]})
+    titles = [title for title, _ in analysis.panels(rows)]
+    # runs made before profiles are native; known profiles in the agent's order, others last
+    assert titles == ["host a, native: device fsync 0.20 ms",
+                      "host a, hdd: device fsync 20.00 ms",
+                      "host a, zz-new: device fsync 1.00 ms",
+                      "host b, native: device fsync 0.10 ms"]
+    unnamed = analysis.panels(rows.drop(columns="device_profile"))  # one device per host
+    assert [title for title, _ in unnamed] == ["host a, device fsync 1.00 ms",
+                                               "host b, device fsync 0.10 ms"]

@@ -1,6 +1,8 @@
 """What the notebooks compute, so they stay thin: loading the tidy tables, the rows behind each
 claim's figures and tables (runs picked by experiment, journalbench.experiments.runs_for),
-medians with bootstrap CIs per host, the per-second disk shares, and writing tables."""
+medians with bootstrap CIs per host and device profile, the per-second disk shares, and
+writing tables. Runs of different hosts or device profiles are never pooled: every table keeps
+them apart, and every figure draws one panel per device profile (`panels`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pandas as pd
 
 from journalbench import stats
 from journalbench.agent.arms import ARMS
+from journalbench.agent.devices import DEFAULT_PROFILE, PROFILES
 from journalbench.experiments import runs_for
 from journalbench.tidy import tidy
 
@@ -23,6 +26,7 @@ BASE_PRESETS = list(BASE_WORKLOADS)
 # no-fsync runs the seqwrite-64k job (64 KiB sequential direct writes, no fsync; see
 # agent/workloads/fio.py), so a campaign's no-fsync pair is also C2's sequential-write pair
 SAME_JOB = {"no-fsync": "seqwrite-64k"}
+PROFILE = "device_profile"
 
 
 def load(processed: Path | str,
@@ -40,13 +44,52 @@ def load(processed: Path | str,
     return runs, samples, experiments
 
 
+def profiled(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` with runs made before device profiles existed named `native` (as tidy and the
+    ledger do); rows without the column (a table of one unnamed device) as they are."""
+    if PROFILE not in rows.columns:
+        return rows
+    return rows.assign(**{PROFILE: rows[PROFILE].fillna(DEFAULT_PROFILE)})
+
+
+def profile_order(names: Any) -> list[str]:
+    """The device profiles present, in the agent's order (PROFILES: native first)."""
+    known = list(PROFILES)
+    return sorted({str(n) for n in names},
+                  key=lambda n: (known.index(n) if n in known else len(known), n))
+
+
+def apart(rows: pd.DataFrame) -> list[str]:
+    """The columns whose values are never pooled: host, and the device profile where the rows
+    record one."""
+    return ["host", PROFILE] if PROFILE in rows.columns else ["host"]
+
+
+def device_fsync(rows: pd.DataFrame) -> str:
+    """The device's measured fsync latency in `rows` (one device profile's runs) and, where the
+    profile was calibrated, a high-fsync writer's alone on its own ext4: what to read absolute
+    figures against."""
+    runs = [key for key in ("host", "run_id") if key in rows.columns]
+    if "run_id" in runs:  # measured once per run: each run counts once, not per tenant
+        rows = rows.drop_duplicates(runs)
+    text = f"device fsync {rows['device_fsync_lat_ms'].median():.2f} ms"
+    if "ref_high_fsync_ms" in rows.columns and rows["ref_high_fsync_ms"].notna().any():
+        text += f", high-fsync alone {rows['ref_high_fsync_ms'].median():.3g} ms"
+    return text
+
+
 def host_label(runs: pd.DataFrame) -> str:
-    """Which host(s) the numbers come from, with each device's measured fsync latency."""
+    """Which host(s) the numbers come from, with each device profile's measured fsync latency."""
+    runs = profiled(runs)
     parts = []
     for host, group in runs.groupby("host"):
-        profiles = "+".join(sorted(set(group["device_profile"].dropna())))
+        profiles = profile_order(group["device_profile"])
+        devices = [f"{p}: {device_fsync(group[group['device_profile'] == p])}"
+                   for p in profiles]
+        if len(profiles) == 1:  # a single-profile campaign reads as before
+            devices = [f"{profiles[0]}, {device_fsync(group)}"]
         label = (f"host {host} ({group['kernel'].iloc[0]}, {group['device_kind'].iloc[0]} "
-                 f"{profiles}, device fsync {group['device_fsync_lat_ms'].median():.2f} ms")
+                 f"{'; '.join(devices)}")
         accel = sorted(set(group["virt_accel"].dropna()))
         if accel:  # a VM under TCG emulates its CPU: its numbers are not a KVM guest's
             label += f", vm under {'+'.join(a.upper() for a in accel)}"
@@ -80,16 +123,53 @@ def arm_order(labels: Any) -> list[str]:
     return sorted({str(label) for label in labels}, key=rank)
 
 
+def panels(rows: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
+    """The rows of each figure panel with its title: one panel per device profile (and host),
+    titled with the profile and its measured fsync latency; a single panel, untitled, when the
+    rows hold one profile of one host (the figure's host line names it)."""
+    rows = profiled(rows)
+    keys = [key for key in apart(rows) if key in rows.columns]
+    groups = list(rows.groupby(keys, sort=False)) if keys and not rows.empty else []
+    if len(groups) <= 1:
+        return [(None, rows)]
+    hosts = rows["host"].nunique() if "host" in rows.columns else 1
+    profiles = profile_order(rows[PROFILE]) if PROFILE in rows.columns else []
+
+    def rank(key: tuple[Any, ...]) -> tuple[Any, ...]:
+        values = dict(zip(keys, key, strict=True))
+        return (str(values.get("host")), profiles.index(values[PROFILE]) if profiles else 0)
+
+    titled = []
+    for key, group in sorted(groups, key=lambda item: rank(item[0])):
+        values = dict(zip(keys, key, strict=True))
+        title = f"{values[PROFILE]}: " if PROFILE in values else ""
+        title += device_fsync(group) if "device_fsync_lat_ms" in group.columns else ""
+        if hosts > 1:
+            title = f"host {values['host']}, {title}"
+        titled.append((title.rstrip(": "), group))
+    return titled
+
+
 def medians(runs: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
-    """Median with 95% bootstrap CI per host and condition, arms in the thesis's order and
-    labelled as figures show them (hosts are replicas: their runs are never pooled)."""
-    by = ["host", *by]
+    """Median with 95% bootstrap CI per host, device profile and condition, arms in the thesis's
+    order and labelled as figures show them (hosts are replicas and profiles different disks:
+    their runs are never pooled)."""
+    runs = profiled(runs)
+    by = [*(key for key in apart(runs) if key not in by), *by]
     if "arm" in by:
         runs = labelled_arms(runs)
     table = stats.condition_medians(runs, by, value)
     if "arm" in by:
         table["arm"] = pd.Categorical(table["arm"], arm_order(table["arm"]))
-    return table.sort_values(by).reset_index(drop=True)
+    return table.sort_values(by, key=profile_rank).reset_index(drop=True)
+
+
+def profile_rank(column: pd.Series) -> pd.Series:
+    """A sort key (pandas `key=`) putting device profiles in the agent's order."""
+    if column.name != PROFILE:
+        return column
+    order = profile_order(column.dropna())
+    return column.map(lambda name: order.index(name) if name in order else len(order))
 
 
 def victims(runs: pd.DataFrame) -> pd.DataFrame:
@@ -240,22 +320,29 @@ def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFra
 
 def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Table 4.1 / 5.3 style, from by_beside rows: median (over repetitions) of the mean
-    fsync latency, ms, per host and neighbour (rows) and arm (columns)."""
+    fsync latency, ms, per host, device profile and neighbour (rows) and arm (columns)."""
     table = medians(rows, ["beside", "arm"], "fsync_lat_mean_ms")
     table["cell"] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" if pd.notna(lo) else f"{m:.3f}"
                      for m, lo, hi in zip(table["median"], table["low"], table["high"],
                                           strict=True)]
-    wide = table.pivot(index=["host", "beside"], columns="arm", values="cell")
-    order = sorted(wide.index, key=lambda key: (key[0], BESIDE_ORDER.index(key[1])))
+    index = [*apart(profiled(rows)), "beside"]
+    wide = table.pivot(index=index, columns="arm", values="cell")
+    profiles = profile_order(table[PROFILE]) if PROFILE in index else []
+    order = sorted(wide.index, key=lambda key: (
+        key[0], *([profiles.index(key[1])] if profiles else []), BESIDE_ORDER.index(key[-1])))
     wide = wide.reindex(index=order, columns=arm_order(wide.columns)).fillna("no runs")
     wide.columns.name = None
     return wide.reset_index()
 
 
-def shares_over_time(samples: pd.DataFrame, run_id: str) -> pd.DataFrame:
+def shares_over_time(samples: pd.DataFrame, run_id: str,
+                     host: str | None = None) -> pd.DataFrame:
     """Per second: each tenant's own bytes and each jbd2 thread's bytes as a share of the
-    device's bytes in that second (the thesis's disk-share-over-time plots)."""
+    device's bytes in that second (the thesis's disk-share-over-time plots). `host` picks one
+    host's run where several ran the same spec (a run id is the same on every host)."""
     run = samples[samples["run_id"] == run_id]
+    if host is not None:
+        run = run[run["host"] == host]
     device = run[run["kind"] == "device"].set_index("t")["bytes"]
     parts = run[run["kind"].isin(("tenant", "jbd2"))].copy()  # not ops (YCSB's per second)
     parts["bytes_shown"] = parts["own_bytes"].where(parts["kind"] == "tenant", parts["bytes"])
@@ -288,16 +375,18 @@ def jbd2_run_shares(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*runs.columns, *JBD2_SHARE])
 
 
-def jbd2_shares(runs: pd.DataFrame,
-                by: tuple[str, ...] = ("device_profile", "arm", "beside")) -> pd.DataFrame:
-    """jbd2's share of the disk per host and condition (`by`, of the victim's row), one row per
-    currency (`bytes`, `requests`, `time`): median over repetitions with its bootstrap CI.
-    Give it all tenants' rows of the runs (e.g. runs_for(runs, experiments, claim=...))."""
+def jbd2_shares(runs: pd.DataFrame, by: tuple[str, ...] = ("arm", "beside")) -> pd.DataFrame:
+    """jbd2's share of the disk per host, device profile and condition (`by`, of the victim's
+    row), one row per currency (`bytes`, `requests`, `time`): median over repetitions with its
+    bootstrap CI. Give it all tenants' rows of the runs (e.g. runs_for(runs, experiments,
+    claim=...))."""
     per_run = jbd2_run_shares(runs)
     tables = [medians(per_run, list(by), currency).assign(currency=currency)
               for currency in JBD2_SHARE]
     table = pd.concat(tables, ignore_index=True)
-    return table[["host", *by, "currency", "median", "low", "high", "n"]]
+    keys = [column for column in table.columns
+            if column not in ("currency", "median", "low", "high", "n")]
+    return table[[*keys, "currency", "median", "low", "high", "n"]]
 
 
 def example_run(runs: pd.DataFrame, **where: Any) -> str | None:
@@ -308,6 +397,23 @@ def example_run(runs: pd.DataFrame, **where: Any) -> str | None:
     if rows.empty:
         return None
     return str(rows.sort_values(["repetition", "run_id"])["run_id"].iloc[0])
+
+
+def example_shares(samples: pd.DataFrame, runs: pd.DataFrame, **where: Any) -> pd.DataFrame:
+    """shares_over_time of one example run (example_run) of the condition `where` per figure
+    panel (device profile), with the panel's title and the run id in `panel`; empty when no
+    run matches."""
+    parts = []
+    for title, rows in panels(runs):
+        run_id = example_run(rows, **where)
+        if run_id is None:
+            continue
+        host = str(rows["host"].iloc[0]) if "host" in rows.columns else None  # one per panel
+        parts.append(shares_over_time(samples, run_id, host).assign(
+            panel=f"{title}\nrun {run_id}" if title else f"run {run_id}"))
+    if not parts:
+        return pd.DataFrame(columns=["t", "label", "kind", "share", "panel"])
+    return pd.concat(parts, ignore_index=True)
 
 
 def write_table(table: pd.DataFrame, results: Path | str, name: str, index: bool = False) -> None:

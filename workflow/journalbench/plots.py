@@ -1,5 +1,8 @@
 """Figure builders shared by the notebooks. Every figure names the host it was measured on,
-and its arms as analysis.arm_label does (a VM under TCG says so), the VM first."""
+and its arms as analysis.arm_label does (a VM under TCG says so), the VM first. Runs on
+different device profiles are drawn in panels side by side (analysis.panels), each with its own
+y scale where the quantity's scale follows the device (MB/s), the same arms at the same places
+and colours in every panel, and one legend."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from journalbench.analysis import arm_order, labelled_arms
+from journalbench.analysis import arm_order, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
 
@@ -19,56 +22,122 @@ def arms_in(frame: pd.DataFrame) -> list[str]:
     return arm_order(frame["arm"])
 
 
+def levels(frame: pd.DataFrame, column: str) -> list[str]:
+    """The values of `column` in the order seaborn would draw them for the whole frame, so every
+    panel puts them at the same places."""
+    values = frame[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return list(values.cat.categories)
+    return list(dict.fromkeys(values.dropna()))
+
+
 def titled(fig: plt.Figure, title: str, host: str) -> plt.Figure:
     fig.suptitle(f"{title}\n{host}", fontsize=10)
     fig.tight_layout()
     return fig
 
 
+def panel_axes(groups: list[tuple[str | None, pd.DataFrame]], width: float,
+               height: float) -> tuple[plt.Figure, list[plt.Axes]]:
+    """A row of axes, one per group (a figure `width` wide for one), titled with the group's
+    title; y scales are not shared (MB/s on the emulated HDD is a fraction of the fast disk's)."""
+    n = len(groups)
+    fig, axes = plt.subplots(1, n, figsize=(width if n == 1 else 0.7 * width * n, height),
+                             squeeze=False)
+    for ax, (title, _) in zip(axes[0], groups, strict=True):
+        if title:
+            ax.set_title(title, fontsize=9)
+    return fig, list(axes[0])
+
+
+def one_legend(axes: list[plt.Axes]) -> None:
+    """The last panel's legend, outside at the right; every panel draws the same hue order, so
+    the others' legends repeat it."""
+    for ax in axes[:-1]:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if axes[-1].get_legend() is not None:
+        sns.move_legend(axes[-1], "upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
+                        title_fontsize=9)
+
+
 def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
          ylabel: str, order: list[str] | None = None) -> plt.Figure:
-    """Median over repetitions with a 95% bootstrap CI, per x and hue."""
+    """Median over repetitions with a 95% bootstrap CI, per x and hue; a panel per device
+    profile."""
     if "arm" in (x, hue):
         frame = labelled_arms(frame)
-    fig, ax = plt.subplots(figsize=(8, 4))
-    sns.barplot(data=frame, x=x, y=y, hue=hue, order=order, estimator=np.median,
-                errorbar=("ci", 95), seed=1, ax=ax,
-                hue_order=arms_in(frame) if hue == "arm" else None)
-    ax.set_ylabel(ylabel)
-    if ax.get_legend() is not None:
-        sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title_fontsize=9)
+    order = order or levels(frame, x)
+    hue_order = arms_in(frame) if hue == "arm" else levels(frame, hue)
+    groups = panels(frame)
+    fig, axes = panel_axes(groups, 8, 4)
+    for ax, (_, rows) in zip(axes, groups, strict=True):
+        sns.barplot(data=rows, x=x, y=y, hue=hue, order=order, estimator=np.median,
+                    errorbar=("ci", 95), seed=1, ax=ax, hue_order=hue_order)
+        ax.set_ylabel(ylabel)
+    one_legend(axes)
     return titled(fig, title, host)
 
 
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
            column: str = "achieved_share") -> plt.Figure:
-    """Each run's share (dots) per condition, with the share the weights promise."""
+    """Each run's share (dots) per condition, with the share the weights promise; a panel per
+    device profile (all on the same 0-1 scale)."""
     frame = labelled_arms(frame)
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    sns.stripplot(data=frame, x=x, y=column, hue="arm" if x != "arm" else None, dodge=x != "arm",
-                  order=arms_in(frame) if x == "arm" else None,
-                  hue_order=arms_in(frame) if x != "arm" else None, size=7, ax=ax)
-    if target is not None:
-        ax.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target}")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("share of the disk (bytes)")
+    arms = arms_in(frame)
+    groups = panels(frame)
+    fig, axes = panel_axes(groups, 7, 3.8)
+    for ax, (_, rows) in zip(axes, groups, strict=True):
+        sns.stripplot(data=rows, x=x, y=column, hue="arm" if x != "arm" else None,
+                      dodge=x != "arm", order=arms if x == "arm" else levels(frame, x),
+                      hue_order=arms if x != "arm" else None, size=7, ax=ax)
+        if target is not None:
+            ax.axhline(target, color="black", linestyle="--", linewidth=1,
+                       label=f"target {target}")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("share of the disk (bytes)")
+        if x == "arm" and len(groups) > 1:  # arm names overlap in a narrower panel
+            ax.tick_params(axis="x", labelrotation=20)
+            for label in ax.get_xticklabels():
+                label.set_horizontalalignment("right")
+    if target is not None:  # the legend gathers the arms' dots and the target line
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    one_legend(axes)
     return titled(fig, title, host)
 
 
+def stack_order(parts: pd.DataFrame) -> list[str]:
+    """Tenants at the bottom in spec order (victim first), journal threads on top."""
+    return list(dict.fromkeys(parts.sort_values("kind", key=lambda k: k != "tenant",
+                                                kind="stable")["label"]))
+
+
 def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
-    """Stacked per-second disk shares of tenants (own I/O) and jbd2 threads."""
-    wide = parts.pivot_table(index="t", columns="label", values="share", aggfunc="sum").fillna(0)
-    # tenants at the bottom in spec order (victim first), journal threads on top
-    order = list(dict.fromkeys(parts.sort_values("kind", key=lambda k: k != "tenant",
-                                                 kind="stable")["label"]))
-    wide = wide[order]
-    fig, ax = plt.subplots(figsize=(8, 3.8))
-    ax.stackplot(wide.index, wide.T.to_numpy(), labels=wide.columns, alpha=0.85)
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("share of the device's bytes")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    """Stacked per-second disk shares of tenants (own I/O) and jbd2 threads; a panel per
+    `panel` value (analysis.example_shares: one example run per device profile), each source
+    in the same colour in every panel."""
+    if "panel" in parts.columns and not parts.empty:
+        groups = [(str(name), part) for name, part in parts.groupby("panel", sort=False)]
+    else:
+        groups = [(None, parts)]
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = {label: cycle[i % len(cycle)] for i, label in enumerate(stack_order(parts))}
+    fig, axes = panel_axes(groups, 8, 3.8)
+    for ax, (_, part) in zip(axes, groups, strict=True):
+        wide = part.pivot_table(index="t", columns="label", values="share",
+                                aggfunc="sum").fillna(0)
+        order = [label for label in stack_order(part) if label in wide.columns]
+        ax.stackplot(wide.index, wide[order].T.to_numpy(), labels=order,
+                     colors=[colours[label] for label in order], alpha=0.85)
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("share of the device's bytes")
+    # one legend of every source drawn in any panel (jbd2 thread names follow each device)
+    handles = {}
+    for ax in axes:
+        handles.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+    axes[-1].legend(list(handles.values()), list(handles), loc="upper left",
+                    bbox_to_anchor=(1.01, 1), fontsize=8)
     return titled(fig, title, host)
 
 
