@@ -6,7 +6,7 @@ import pytest
 
 from journalbench import runfolder
 from journalbench.agent.cgroups import IoCounters, parse_v1_stat, parse_v2_stat
-from journalbench.agent.sampler import TRACE_LINE
+from journalbench.agent.journals import TRACE_LINE
 from journalbench.agent.workloads import fio
 
 V1 = """7:0 Read 4096

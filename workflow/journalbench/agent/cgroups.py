@@ -9,29 +9,13 @@ from __future__ import annotations
 import errno
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from journalbench.agent.iocounters import IoCounters
 from journalbench.agent.system import log, mounts, read, write
 from journalbench.errors import AgentError
 
 PARENT = "journalbench"
-
-
-@dataclass(frozen=True)
-class IoCounters:
-    read_bytes: int = 0
-    write_bytes: int = 0
-    read_ios: int = 0
-    write_ios: int = 0
-
-    def __sub__(self, other: IoCounters) -> IoCounters:
-        return IoCounters(
-            self.read_bytes - other.read_bytes,
-            self.write_bytes - other.write_bytes,
-            self.read_ios - other.read_ios,
-            self.write_ios - other.write_ios,
-        )
 
 
 def cgroup_mounts() -> list[Path]:

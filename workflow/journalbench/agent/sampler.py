@@ -17,36 +17,22 @@ import contextlib
 import importlib.resources
 import json
 import os
-import re
-import select
 import signal
 import subprocess
 import threading
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from journalbench.agent.cgroups import Backend, IoCounters
+from journalbench.agent.cgroups import Backend
+from journalbench.agent.iocounters import IoCounters, device_counters
+from journalbench.agent.journals import EVENT, TRACEFS, Jbd2, JournalTracer, trace_instance
 from journalbench.agent.packages import Tool
 from journalbench.agent.system import log, mounts, read, sh, write
 from journalbench.errors import AgentError
 
 TOOLS = (Tool("bpftrace", "bpftrace", True, "requests and device time per tenant and jbd2"),)
-TRACEFS = Path("/sys/kernel/tracing")
-EVENT = "events/block/block_bio_queue"
-# e.g. "jbd2/loop0p1-8-812 [000] ..... 95.1: block_bio_queue: 7,0 WS 2048 + 8 [jbd2/loop0p1-8]"
-TRACE_LINE = re.compile(
-    r"block_bio_queue: \S+ (?P<rwbs>\S+) \d+ \+ (?P<sectors>\d+) \[(?P<comm>[^\]]*)\]"
-)
-
-
-@dataclass(frozen=True)
-class Jbd2:
-    name: str  # thread name, e.g. jbd2/loop0p1-8
-    pid: int
-    tenant: str | None  # whose volume it journals; None for a shared journal
 
 
 def ensure_tracefs() -> bool:
@@ -59,10 +45,6 @@ def ensure_tracefs() -> bool:
     return True
 
 
-def trace_instance(host: str) -> Path:
-    return TRACEFS / "instances" / f"journalbench-{host}"
-
-
 def remove_trace_instance(host: str) -> None:
     instance = trace_instance(host)
     if instance.is_dir():
@@ -72,86 +54,6 @@ def remove_trace_instance(host: str) -> None:
 
 def tracefs_mounted() -> bool:
     return any(fstype == "tracefs" and Path(t) == TRACEFS for _, t, fstype, _ in mounts())
-
-
-def device_counters(device_name: str) -> IoCounters:
-    fields = read(Path("/sys/class/block") / device_name / "stat").split()
-    return IoCounters(int(fields[2]) * 512, int(fields[6]) * 512, int(fields[0]), int(fields[4]))
-
-
-class JournalTracer:
-    """Counts bytes submitted by each jbd2 thread, read from a private trace instance."""
-
-    def __init__(self, host: str, threads: list[Jbd2]) -> None:
-        self.instance = trace_instance(host)
-        self.threads = threads
-        self.totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-        self.lock = threading.Lock()
-        self.stopping = threading.Event()
-        self.reader: threading.Thread | None = None
-
-    def start(self) -> None:
-        if not self.threads:
-            return
-        self.instance.mkdir(exist_ok=True)
-        write(self.instance / "tracing_on", 0)
-        write(self.instance / "trace", "")
-        write(self.instance / "buffer_size_kb", 1024)
-        pids = " || ".join(f"common_pid == {t.pid}" for t in self.threads)
-        write(self.instance / EVENT / "filter", pids)
-        write(self.instance / EVENT / "enable", 1)
-        write(self.instance / "tracing_on", 1)
-        self.reader = threading.Thread(target=self.read_pipe, name="jbd2-trace", daemon=True)
-        self.reader.start()
-
-    def read_pipe(self) -> None:
-        fd = os.open(self.instance / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
-        pending = b""
-        try:
-            while True:
-                ready, _, _ = select.select([fd], [], [], 0.1)
-                chunk = b""
-                if ready:
-                    try:
-                        chunk = os.read(fd, 1 << 16)
-                    except BlockingIOError:
-                        chunk = b""
-                if not chunk and self.stopping.is_set():
-                    break
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                self.count(lines)
-        finally:
-            os.close(fd)
-
-    def count(self, lines: list[bytes]) -> None:
-        with self.lock:
-            for raw in lines:
-                match = TRACE_LINE.search(raw.decode(errors="replace"))
-                if not match:
-                    continue
-                size = int(match["sectors"]) * 512
-                entry = self.totals[match["comm"]]
-                if "W" in match["rwbs"]:
-                    entry[1] += size
-                    entry[3] += 1
-                elif "R" in match["rwbs"]:
-                    entry[0] += size
-                    entry[2] += 1
-
-    def snapshot(self, thread: Jbd2) -> IoCounters:
-        with self.lock:
-            return IoCounters(*self.totals[thread.name[:15]])
-
-    def stop(self) -> None:
-        if self.reader is None:
-            return
-        write(self.instance / "tracing_on", 0)
-        self.stopping.set()
-        self.reader.join(timeout=5)
-        write(self.instance / EVENT / "enable", 0)
-        self.instance.rmdir()
-        self.reader = None
 
 
 @dataclass(frozen=True)
@@ -434,7 +336,7 @@ class Sampler:
         self.weights = weights
         self.jbd2 = jbd2
         self.interval = interval
-        self.tracer = JournalTracer(host, jbd2)
+        self.tracer = JournalTracer(host, jbd2, write)  # the host logs its writes
         self.devtime = devtime
         self.cgroup_ids = CgroupIds(backend, tenants)
         self.stopping = threading.Event()
