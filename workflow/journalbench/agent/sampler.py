@@ -29,7 +29,7 @@ from journalbench.agent.cgroups import Backend
 from journalbench.agent.iocounters import IoCounters, device_counters
 from journalbench.agent.journals import EVENT, TRACEFS, Jbd2, JournalTracer, trace_instance
 from journalbench.agent.packages import Tool
-from journalbench.agent.system import log, mounts, read, sh, write
+from journalbench.agent.system import log, mounts, processes_where, read, sh, write
 from journalbench.errors import AgentError
 
 TOOLS = (Tool("bpftrace", "bpftrace", True, "requests and device time per tenant and jbd2"),)
@@ -106,33 +106,20 @@ def devtime_script(root: Path) -> Path:
 
 def devtime_tracers(root: Path) -> list[int]:
     """Pids of bpftrace processes running this state root's devtime.bt."""
-    script = str(devtime_script(root)).encode()
-    pids = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            argv = cmdline.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if script in argv:
-            pids.append(int(cmdline.parent.name))
-    return pids
+    script = str(devtime_script(root))
+    return processes_where(lambda argv: script in argv)
 
 
 def tracers_under(root: Path) -> list[int]:
     """Pids of bpftrace processes running a script of this state root: kept directly under it
     (the device-time tracer) or marked with its name (the workloads' fsync tracers, written
     beside their run folder's summary as `.<file>.<host>.bt`): what a killed agent may leave."""
-    pids = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            argv = cmdline.read_bytes().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        if argv and Path(argv[0]).name == "bpftrace" and any(
-                arg.endswith(".bt") and (Path(arg).parent == root
-                                         or arg.endswith(f".{root.name}.bt")) for arg in argv):
-            pids.append(int(cmdline.parent.name))
-    return pids
+    def ours(argv: list[str]) -> bool:
+        return Path(argv[0]).name == "bpftrace" and any(
+            arg.endswith(".bt") and (Path(arg).parent == root or arg.endswith(f".{root.name}.bt"))
+            for arg in argv)
+
+    return processes_where(ours)
 
 
 def remove_tracers_under(root: Path) -> None:

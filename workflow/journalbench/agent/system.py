@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from journalbench.errors import AgentError
@@ -61,6 +62,20 @@ def tool_version(*args: str) -> str:
     except AgentError:
         return "missing"
     return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+
+def processes_where(match: Callable[[list[str]], bool]) -> list[int]:
+    """Pids of the processes whose command line (its arguments) `match` accepts; a process
+    that ends while the list is read is left out."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if match(argv):
+            pids.append(int(cmdline.parent.name))
+    return pids
 
 
 def zombie(pid: int) -> bool:

@@ -42,7 +42,7 @@ from journalbench.agent import cgroups, guest_tunnel
 from journalbench.agent.arms.base import TenantShell
 from journalbench.agent.packages import Tool
 from journalbench.agent.probes import FsyncTracer
-from journalbench.agent.system import kill_wait, log, tool_version
+from journalbench.agent.system import kill_wait, log, processes_where, tool_version
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 from journalbench.parse import ParseError
@@ -149,15 +149,8 @@ def host_pids(comm: str, cgroup: str) -> list[int]:
 
 def processes_naming(folder: Path) -> list[int]:
     """Processes whose command line names `folder` (the YCSB clients of a host's runs)."""
-    needle = f"{folder}/".encode()
-    pids = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if any(needle in arg for arg in cmdline.read_bytes().split(b"\0")):
-                pids.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return pids
+    needle = f"{folder}/"
+    return processes_where(lambda argv: any(needle in arg for arg in argv))
 
 
 def aof_argv(folder: str) -> list[str]:
