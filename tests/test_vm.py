@@ -4,6 +4,7 @@ their QEMU processes in the tenants' cgroups, and no QEMU left whatever happens.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -18,7 +19,7 @@ from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder, tidy
 from journalbench.agent import guest_image
 from journalbench.agent.arms.vm import choose_accel, summarize, together
-from journalbench.agent.guest_side import frame
+from journalbench.agent.guest_side import frame, parse_request, request
 from journalbench.errors import AgentError
 
 GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
@@ -75,6 +76,17 @@ def test_module_dependencies_come_first():
 def test_frames_carry_the_request_id():
     data = frame(b"O", b"12345678", b"hi")
     assert data == b"O12345678\x00\x00\x00\x02hi"
+
+
+def test_a_request_line_carries_any_argument_and_refuses_leftovers():
+    argv = ["sh", "-ec", "echo 'a b'\nexit 3", "", "caf\u00e9", os.fsdecode(b"\xff")]
+    line = request(argv, b"12345678")
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert parse_request(line[:-1]) == (argv, b"12345678")
+    # a relay gone mid-line leaves its start, which the next request's line completes
+    for leftover in (b"", b"K", line[:7], line[:-4] + line, line[:-1] + b" " + line):
+        with pytest.raises(ValueError):
+            parse_request(leftover.rstrip(b"\n"))
 
 
 def test_saturation_needs_half_the_seconds_busy(tmp_path):

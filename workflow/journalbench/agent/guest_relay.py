@@ -11,7 +11,6 @@ command.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import signal
 import socket
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from journalbench.agent.guest_side import ID_BYTES
+from journalbench.agent.guest_side import ID_BYTES, request
 
 CONNECT_S = 10.0
 GUEST_GONE = 255
@@ -115,7 +114,7 @@ def main(folder: Path, argv: list[str]) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGUSR1, lambda _signum, _frame: conn.sendall(b"U\n"))
     ident = os.urandom(ID_BYTES)
-    conn.sendall(json.dumps({"argv": argv, "id": ident.hex()}).encode() + b"\n")
+    conn.sendall(request(argv, ident))
     return relay(conn, ident)
 
 

@@ -5,9 +5,9 @@ guest's vCPU time (from /proc/stat), of its data disk vda (/sys/block/vda/stat) 
 its own jbd2 thread submitted (tracefs, as the host's sampler does for host journals).
 
 Python starts slowly in a TCG guest, so the report is started early (while the workloads
-prepare): it finds the journal, starts its tracer, says ARMED on stderr and waits for SIGUSR1
-(the host's go, just before measuring) to take its first reading and say STARTED. Its seconds
-run from the go, as if it had been started then.
+prepare): it imports, finds the journal, makes its trace instance, says ARMED on stderr and
+waits for SIGUSR1 (the host's go, just before measuring) to start tracing, take its first
+reading and say STARTED. Its seconds run from the go, as if it had been started then.
 """
 
 from __future__ import annotations
@@ -57,13 +57,17 @@ def sample(tenant: str, jbd2_name: str, previous: dict, current: dict) -> dict:
 def main(tenant: str, interval: float = 1.0) -> None:
     jbd2 = find_jbd2(f"/dev/{DISK}", tenant)
     tracer = JournalTracer("guest-report", [jbd2])
-    # blocked before the tracer's thread starts, so that only sigwait below receives them
+    # blocked before the tracer's thread starts (it inherits the mask), so that only this
+    # thread receives them: by sigwait until the go, then SIGTERM by its handler
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGTERM})
-    tracer.start()
+    tracer.prepare()
     print(ARMED, file=sys.stderr, flush=True)
     if signal.sigwait({signal.SIGUSR1, signal.SIGTERM}) == signal.SIGTERM:
         tracer.stop()  # stopped before the go: nothing was measured
         return
+    # the tracer traces from the go: parsing the journal's trace while the workloads prepare
+    # would take the guest's vCPU from them
+    tracer.start()
     stopping = threading.Event()
     # SIGTERM ends the report with a last, shorter interval, so a short run still has a row.
     signal.signal(signal.SIGTERM, lambda _signum, _frame: stopping.set())
