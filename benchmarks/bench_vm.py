@@ -8,8 +8,10 @@
 2. per-run set-up + teardown of a two-tenant high-fsync VM run (after the runs of 3., so that
    the host's one-time device calibration is not counted), as the agent records them in
    host.json (goal: under 15 % of a 60 s run, 9 s), with the VM arm's own share of the set-up
-   (boot + mkfs + mount, the workloads' preparation in the guests, the guest reports' start)
-   and everything a run spends outside its measured seconds (total - workload);
+   (start_s: boot + mkfs + mount; prepare_workloads_s: the workloads' preparation in the
+   guests, beside which the guest reports start; report_start_s: what is left of the reports'
+   start after it, and their go) and everything a run spends outside its measured seconds
+   (total - workload);
 3. (run first) fio alone, each base workload: in a guest (a one-tenant vm run) and bare on
    the host (no container, no cgroup: fio on the host's kernel), on the same device, the same
    one-partition layout and ext4, the same file size and duration; the ratio is the guest's
