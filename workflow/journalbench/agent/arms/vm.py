@@ -42,7 +42,7 @@ from journalbench.agent.system import kill_wait, log, tool_version
 from journalbench.errors import AgentError
 
 MEMORY_MB = 1024  # the thesis's VM: 1 vCPU, 1 GiB
-PORTS = 4  # concurrent commands per guest (layout or measured fio, the report, a spare)
+PORTS = 6  # concurrent commands per guest (a server, its bridge, the report, a query, spares)
 BOOT_TIMEOUT_S = 60
 PROBE_TIMEOUT_S = 20
 PROBE_CACHE = "kvm-probe.json"  # in the guest folder: the KVM probe's answer, per host boot
