@@ -481,3 +481,20 @@ def test_shipped_runs_get_their_experiment(tmp_path: Path) -> None:
     assert skipped.empty
     assert set(plan.run_id) == set(runs.run_id) and len(plan) == 15
     assert set(zip(plan.experiment, plan.claims, strict=True)) == {("high-fsync-pair", "C17")}
+
+
+def test_one_process_tidies_several_campaigns(tmp_path: Path) -> None:
+    """`--also RAW OUT CAMPAIGN_FILE` (the pipeline's single tidy job): each campaign's tables
+    land in its own folder, from its own runs and campaign file."""
+    run = shared_journal(tmp_path / "raw")
+    campaign = tmp_path / "assembled.yaml"
+    campaign.write_text(CAMPAIGN)
+    other = tmp_path / "other.yaml"
+    other.write_text(CAMPAIGN.replace("name: assembled", "name: other"))
+    assert "name: other" in other.read_text()
+    assert cli.main(["tidy", str(tmp_path / "raw"), "--out", str(tmp_path / "a"),
+                     "--campaign", str(campaign),
+                     "--also", str(tmp_path / "raw"), str(tmp_path / "b"), str(other)]) == 0
+    for out, name in ((tmp_path / "a", "assembled"), (tmp_path / "b", "other")):
+        assert set(pd.read_parquet(out / "experiments.parquet").campaign) == {name}
+        assert run.name in set(pd.read_parquet(out / "runs.parquet").run_id)

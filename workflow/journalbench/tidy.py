@@ -108,14 +108,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--campaign", metavar="FILE", type=Path, action="append", default=[],
                         help="campaign file the runs' experiments come from (repeatable; "
                              "default: workflow/campaigns/<campaign>.yaml)")
+    parser.add_argument("--also", nargs=3, metavar=("RAW_DIR", "OUT", "CAMPAIGN_FILE"),
+                        type=Path, action="append", default=[],
+                        help="one more campaign to tidy in the same process (repeatable)")
     parser.set_defaults(func=command)
 
 
 def command(args: argparse.Namespace) -> int:
-    outcome = tidy(args.raw_dir, args.out, args.campaign)
-    print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
-          f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
-          f"{outcome.rows['samples']} sample rows -> {args.out}", file=sys.stderr)
+    for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
+                                    *((raw, out, [file]) for raw, out, file in args.also)]:
+        outcome = tidy(raw_dir, out, campaigns)
+        print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
+              f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
+              f"{outcome.rows['samples']} sample rows -> {out}", file=sys.stderr)
     return 0
 
 

@@ -8,12 +8,6 @@
 import yaml
 
 NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes"]
-# campaigns whose runs sit in data/raw/ besides the configured one: tidied and judged too
-OTHER_CAMPAIGNS = sorted(
-    p.name
-    for p in Path("data/raw").glob("*")
-    if p.is_dir() and p.name != CAMPAIGN and jb_campaign.campaign_path(p.name).is_file()
-)
 LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_campaign.tests_claims(c))]
 NOTEBOOKS_READ = ["fileprep"]
 CAPTIONS = yaml.safe_load(Path(workflow.basedir, "workflow/report/captions.yaml").read_text())
@@ -27,9 +21,9 @@ ANALYSIS_OUTPUTS = [
 report: "../report/workflow.rst"
 
 
-rule notebook:
+rule notebooks:
     input:
-        notebook="notebooks/{name}.ipynb",
+        notebooks=[f"notebooks/{name}.ipynb" for name in NOTEBOOKS],
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
         # campaigns a notebook reads beside its own (fsync-interference: fileprep's table)
@@ -38,46 +32,19 @@ rule notebook:
     wildcard_constraints:
         campaign=re.escape(CAMPAIGN),
     output:
-        "results/{campaign}/notebooks/{name}.ipynb",
+        [f"results/{{campaign}}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
     log:
-        "logs/notebooks/{campaign}/{name}.log",
+        "logs/notebooks/{campaign}.log",
     params:
         python=PYTHON,
         root=Path.cwd(),
+        names=" ".join(NOTEBOOKS),
     conda:
         ENV
     shell:
-        "{params.python} -m papermill --cwd notebooks --kernel python3 --no-progress-bar "
-        "{input.notebook} {output} -p campaign {wildcards.campaign} "
-        "-p processed {params.root}/data/processed/{wildcards.campaign} "
-        "-p raw {params.root}/data/raw/{wildcards.campaign} "
-        "-p figures {params.root}/figures/{wildcards.campaign} "
-        "-p results {params.root}/results/{wildcards.campaign} > {log} 2>&1"
-
-
-if OTHER_CAMPAIGNS:
-
-    rule tidy_other_campaign:
-        input:
-            manifests=lambda wc: sorted(
-                str(p) for p in Path("data/raw", wc.campaign).glob("*/*/MANIFEST.json")
-            ),
-            campaign=lambda wc: str(jb_campaign.campaign_path(wc.campaign)),
-            code=TIDY_CODE,
-        wildcard_constraints:
-            campaign="|".join(re.escape(c) for c in OTHER_CAMPAIGNS),
-        output:
-            runs="data/processed/{campaign}/runs.parquet",
-            samples="data/processed/{campaign}/samples.parquet",
-        log:
-            "logs/tidy/{campaign}.log",
-        params:
-            jb=JB,
-        conda:
-            ENV
-        shell:
-            "{params.jb} tidy data/raw/{wildcards.campaign} "
-            "--out data/processed/{wildcards.campaign} --campaign {input.campaign} > {log} 2>&1"
+        # one process for all of them: Python and papermill start once
+        "{params.python} -m journalbench.notebooks {wildcards.campaign} {params.root} "
+        "{params.names} > {log} 2>&1"
 
 
 rule figures_for_report:
