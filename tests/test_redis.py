@@ -73,18 +73,27 @@ def wait_for_status(out: Path, proc: subprocess.Popen, timeout: float = 120) -> 
     raise AssertionError("YCSB never reported operations")
 
 
+Rows = list[dict[str, Any]]
+
+
+def landed_kv(code: int, stderr: str, out: Path) -> tuple[dict[str, Any], Rows, Rows]:
+    """The Redis tenant's row, every tenant's row and the samples of a run that landed,
+    checked as any Redis run must be: no failed operation, throughput and latencies present."""
+    assert code == 0, stderr
+    assert runfolder.is_complete(out), runfolder.manifest_problems(out)
+    runs, samples = parse_run(out)
+    kv = next(row for row in runs if row["tenant"] == "kv")
+    assert kv["tool"] == "redis" and kv["failed_ops"] == 0 and kv["ops_s"] > 0
+    assert kv["op_lat_p99_ms"] >= kv["op_lat_p95_ms"] > 0
+    return kv, runs, samples
+
+
 def test_load_and_insert_beside_a_buffered_neighbour(agent_host, tmp_path, no_new_servers):
     out = tmp_path / "run"
     proc = start_run(spec("shared-journal", {"records": 2000, "operations": 40000},
                           "buffered-high-fsync"), agent_host, out)
     _, stderr = proc.communicate(timeout=300)
-    assert proc.returncode == 0, stderr
-    assert runfolder.is_complete(out), runfolder.manifest_problems(out)
-
-    runs, samples = parse_run(out)
-    kv = next(row for row in runs if row["tenant"] == "kv")
-    assert kv["tool"] == "redis" and kv["failed_ops"] == 0 and kv["ops_s"] > 0
-    assert kv["op_lat_p99_ms"] >= kv["op_lat_p95_ms"] > 0
+    kv, runs, samples = landed_kv(proc.returncode, stderr, out)
     assert kv["aof_bytes"] > kv["aof_bytes_loaded"] > 0
     # Redis's AOF thread syncs once a second: fdatasync, traced in the tenant's Redis
     assert kv["fsync_source"] == "bpftrace" and kv["fsync_count"] >= 1
@@ -160,13 +169,7 @@ def test_two_guests_load_and_insert_through_the_tunnel(agent_host, tmp_path, no_
     proc = start_run(spec("vm", {"records": 300, "operations": 3000}, "buffered-high-fsync",
                           duration=6), agent_host, out)
     _, stderr = proc.communicate(timeout=400)
-    assert proc.returncode == 0, stderr
-    assert runfolder.is_complete(out), runfolder.manifest_problems(out)
-
-    runs, samples = parse_run(out)
-    kv = next(row for row in runs if row["tenant"] == "kv")
-    assert kv["tool"] == "redis" and kv["failed_ops"] == 0 and kv["ops_s"] > 0
-    assert kv["op_lat_p99_ms"] >= kv["op_lat_p95_ms"] > 0
+    kv, runs, samples = landed_kv(proc.returncode, stderr, out)
     assert kv["aof_bytes"] > kv["aof_bytes_loaded"] > 0  # read inside the guest
     assert kv["fsync_source"] is None  # the AOF's fdatasync is the guest kernel's call
     assert not (out / runfolder.fsync_file("kv")).exists()
