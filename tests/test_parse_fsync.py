@@ -196,3 +196,17 @@ def test_script_traces_a_real_process(tmp_path: Path, tracefs) -> None:
     assert trace.syscalls["fsync"].calls == 10 and trace.syscalls["fdatasync"].calls == 10
     assert trace.count == 20 and trace.mean_ns > 0
     assert os.path.getsize(tmp_path / "data") == 20 * 4096
+
+
+def test_a_second_whose_min_bpftrace_did_not_print_is_restored() -> None:
+    """A real trace (Redis's AOF beside a buffered no-fsync writer on the emulated HDD): the
+    second holding a 6.79 s fdatasync has its calls, sum, max and bucket but no min line, as
+    bpftrace prints no min() of 2^32 ns or more; one call's min is its sum."""
+    path = FSYNC / "redis-aof-hdd-stall.txt"
+    assert "@sec_min_ns[fdatasync, 14]" not in path.read_text()
+    summary = parse_fsync(path)
+    stalled = summary.seconds[14]["fdatasync"]
+    assert stalled.calls == 1 and stalled.min_ns == stalled.max_ns == 6788828211
+    whole = summary.within(summary.t0_ns, summary.t0_ns + 30 * 10**9)
+    assert whole.count == 8 and whole.syscalls["fdatasync"].min_ns == 46769315
+    assert whole.syscalls["fdatasync"].max_ns == 6788828211
