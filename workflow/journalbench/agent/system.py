@@ -78,6 +78,15 @@ def processes_where(match: Callable[[list[str]], bool]) -> list[int]:
     return pids
 
 
+def processes_naming(folder: Path) -> list[int]:
+    """Processes other than this one whose command line names a path below `folder`: what a
+    run started there (QEMU guests, relays, YCSB clients), found again after kill -9 of the
+    agent."""
+    needle = f"{folder}/"
+    return [pid for pid in processes_where(lambda argv: any(needle in arg for arg in argv))
+            if pid != os.getpid()]
+
+
 def zombie(pid: int) -> bool:
     """Killed but not yet reaped (or gone): it holds nothing any more."""
     try:

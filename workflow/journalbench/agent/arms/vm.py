@@ -38,7 +38,7 @@ from journalbench.agent.arms.base import Arm, TenantLayout
 from journalbench.agent.arms.lxc import cpu_for
 from journalbench.agent.guest_report import ARMED, SATURATED, STARTED
 from journalbench.agent.packages import Tool
-from journalbench.agent.system import kill_wait, log, tool_version
+from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
 from journalbench.errors import AgentError
 
 MEMORY_MB = 1024  # the thesis's VM: 1 vCPU, 1 GiB
@@ -205,19 +205,6 @@ def choose_accel(host: dict[str, Any], folder: Path) -> tuple[str, str]:
                          f"(probe cached in {cache})")
     log.info("KVM not usable (%s): guests run under TCG", result)
     return "tcg", result
-
-
-def our_processes(folder: Path) -> list[int]:
-    """Every process whose command line names the guests' folder: QEMUs and relays."""
-    needle = str(folder).encode()
-    pids = []
-    for entry in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if needle in entry.read_bytes():
-                pids.append(int(entry.parent.name))
-        except OSError:
-            continue
-    return [p for p in pids if p != os.getpid()]
 
 
 
@@ -501,7 +488,7 @@ class VirtualMachine(Arm):
 
     @classmethod
     def leftovers(cls, root: Path) -> list[str]:
-        found = [f"guest process {pid}" for pid in our_processes(vm_root(root))]
+        found = [f"guest process {pid}" for pid in processes_naming(vm_root(root))]
         if vm_root(root).exists():
             found.append(f"guest folder {vm_root(root)}")
         return found
@@ -509,6 +496,6 @@ class VirtualMachine(Arm):
     @classmethod
     def clean(cls, host: dict[str, Any], root: Path) -> None:
         folder = vm_root(root)
-        kill_wait(our_processes(folder))
+        kill_wait(processes_naming(folder))
         if folder.exists():
             shutil.rmtree(folder)

@@ -42,7 +42,7 @@ from journalbench.agent import cgroups, guest_tunnel
 from journalbench.agent.arms.base import TenantShell
 from journalbench.agent.packages import Tool
 from journalbench.agent.probes import FsyncTracer
-from journalbench.agent.system import kill_wait, log, processes_where, tool_version
+from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 from journalbench.parse import ParseError
@@ -145,12 +145,6 @@ def host_pids(comm: str, cgroup: str) -> list[int]:
         if any(line.split(":", 2)[2].rstrip("/").endswith(f"/{cgroup}") for line in lines):
             found.append(int(path.parent.name))
     return found
-
-
-def processes_naming(folder: Path) -> list[int]:
-    """Processes whose command line names `folder` (the YCSB clients of a host's runs)."""
-    needle = f"{folder}/"
-    return processes_where(lambda argv: any(needle in arg for arg in argv))
 
 
 def aof_argv(folder: str) -> list[str]:
