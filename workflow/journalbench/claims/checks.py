@@ -114,12 +114,18 @@ def trend(claim: str, label: str, rows: pd.DataFrame, column: str, by: str,
                  levels=levels, direction=direction, **options)
 
 
+def margined(kind: str, claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
+             column: str, margin: float, **options: object) -> Check:
+    """The ratio a/b judged against a margin (equivalent, not worse), which is also the
+    smallest effect of interest."""
+    check = ratio(claim, label, rows_a, rows_b, column, **options)
+    check.kind, check.margin, check.interest = kind, margin, margin
+    return check
+
+
 def equivalent(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
                column: str, margin: float = STABLE_RATIO, **options: object) -> Check:
-    check = ratio(claim, label, rows_a, rows_b, column, **options)
-    check.kind, check.margin = EQUIVALENT, margin
-    check.interest = margin
-    return check
+    return margined(EQUIVALENT, claim, label, rows_a, rows_b, column, margin, **options)
 
 
 def share(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
@@ -137,10 +143,7 @@ def level(claim: str, label: str, rows: pd.DataFrame, column: str, target: float
 def not_worse(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
               column: str, margin: float = STABLE_RATIO, **options: object) -> Check:
     """a not worse than b: the ratio a/b above 1/margin."""
-    check = ratio(claim, label, rows_a, rows_b, column, **options)
-    check.kind, check.margin = NOT_WORSE, margin
-    check.interest = margin
-    return check
+    return margined(NOT_WORSE, claim, label, rows_a, rows_b, column, margin, **options)
 
 
 def enough(check: Check) -> bool:
