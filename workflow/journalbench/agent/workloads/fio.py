@@ -279,11 +279,13 @@ class Fio(Workload):
         if settings.get("direct", 1) == 0:
             # write-back leaves in large requests, faster than the calibrated 64 KiB direct rate
             # (a guest on hdd: 1 GB in 22 s against 7.5 MB/s), so no rate bounds a buffered
-            # writer: its file takes an even share of the free space of its file system
-            size = buffered_size(free, len(sharing) or 1, size_bytes(settings["bs"]))
+            # writer: its file takes an even share of the free space of its file system, the
+            # same for every tenant on it (they may write during the run: a Redis AOF grows)
+            tenants = len(sharing) or 1
+            size = buffered_size(free, tenants, size_bytes(settings["bs"]))
             log.info("tenant %s: %s file of %d MiB (buffered: an even share of %d MiB free)",
                      self.tenant, self.prep, size >> 20, free >> 20)
-            return self.checked(size, free, left)
+            return self.checked(size, free, tenants)
         seconds = self.warmup_s + self.duration_s
         size, estimate, bounded = file_size(seconds, self.device_mb_s(), free, left,
                                             size_bytes(settings["bs"]))
