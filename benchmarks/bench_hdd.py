@@ -26,23 +26,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench_route import phases
+from throwaway import throwaway_host
 
 from journalbench import runfolder
 from journalbench.agent import disk
 from journalbench.agent.devices import PROFILES
 from journalbench.agent.devices.hdd import Hdd
 from journalbench.agent.devices.hdd_model import Params
-from journalbench.agent.run import host_lock, residue, teardown
-from journalbench.hosts import load_host
+from journalbench.agent.run import host_lock, teardown
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "journalbench"
@@ -164,31 +162,16 @@ def main() -> int:
     if os.geteuid() != 0:
         print("bench_hdd: needs root (loop devices, FUSE, cgroups)", file=sys.stderr)
         return 2
-    state = Path(tempfile.mkdtemp(prefix="journalbench-bench-hdd-", dir="/var/lib"))
-    work = Path(tempfile.mkdtemp(prefix="journalbench-bench-hdd-out-"))
-    name = f"jbhdd{os.getpid()}"
-    host_file = work / f"{name}.yaml"
-    host_file.write_text(f"name: {name}\ntransport: local\nstate_dir: {state}\n"
-                         "device: {kind: image, size_gb: 4}\nbfq: {strict_guarantees: 1}\n")
-    host = load_host(str(host_file))
-    left: list[str] = []
-    try:
-        overhead = write_overhead(host, args.profile, args.writes)
+    with throwaway_host("bench_hdd", "bfq: {strict_guarantees: 1}\n") as box:
+        overhead = write_overhead(box.host, args.profile, args.writes)
         runs = []
         for repetition in range(1, args.runs + 1):
-            runs.append(one_run(host_file, work / f"run{repetition}",
+            runs.append(one_run(box.file, box.work / f"run{repetition}",
                                 pair_spec(args.profile, args.duration, repetition)))
             print(f"run {repetition}: " + ", ".join(f"{k} {v:.3f}" for k, v in runs[-1].items()),
                   file=sys.stderr)
         report(overhead, runs, args.profile)
-    finally:
-        with host_lock(host):
-            teardown(host)
-            left = residue(host)
-        shutil.rmtree(state, ignore_errors=True)
-        shutil.rmtree(work, ignore_errors=True)
-    if left:
-        print(f"bench_hdd: residue left: {left}", file=sys.stderr)
+    if box.left:
         return 1
     return 0
 

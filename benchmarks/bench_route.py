@@ -26,19 +26,18 @@ import datetime
 import json
 import os
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from throwaway import throwaway_host
+
 from journalbench import bundle, deploy, runfolder, runremote
-from journalbench.agent.run import execute, host_lock, residue, teardown
+from journalbench.agent.run import execute
 from journalbench.agent.workloads import fio
-from journalbench.hosts import load_host
 
 RUN_S = 60  # the run length the 5% goal is stated for
 STEPS = ("deploy", "reap", "fetch_run")
@@ -164,21 +163,15 @@ def main() -> int:
     if os.geteuid() != 0:
         print("bench_route: needs root (loop devices, cgroups, containers)", file=sys.stderr)
         return 2
-    state = Path(tempfile.mkdtemp(prefix="journalbench-bench-", dir="/var/lib"))
-    work = Path(tempfile.mkdtemp(prefix="journalbench-bench-out-"))
-    name = f"jbbench{os.getpid()}"
-    host_file = work / f"{name}.yaml"
-    host_file.write_text(f"name: {name}\ntransport: local\npython: {args.python}\n"
-                         f"state_dir: {state}\ndevice: {{kind: image, size_gb: 4}}\n")
-    host = load_host(str(host_file))
     steps: dict[str, list[float]] = defaultdict(list)
     timed_steps(steps)
     results: dict[str, list[dict[str, float]]] = {"in-process": [], "run_remote": []}
-    routes = {
-        "in-process": lambda out, s: execute(s, host, out),
-        "run_remote": lambda out, s: runremote.run_remote(host, s, out),
-    }
-    try:
+    with throwaway_host("bench_route", f"python: {args.python}\n") as box:
+        host, work = box.host, box.work
+        routes = {
+            "in-process": lambda out, s: execute(s, host, out),
+            "run_remote": lambda out, s: runremote.run_remote(host, s, out),
+        }
         bundle.build_bundle()  # a warm cache, as in a campaign after its first run
         # and a calibrated host: a fresh one measures its reference once, in its first run
         execute(spec(args.duration, 1, args.size_mb, args.prep), host, work / "warm-up")
@@ -192,14 +185,6 @@ def main() -> int:
                 print(f"{route} run {repetition}: " + ", ".join(
                     f"{k} {v:.2f}" for k, v in results[route][-1].items()), file=sys.stderr)
         report(results, steps, args.duration)
-    finally:
-        with host_lock(host):
-            teardown(host)
-            left = residue(host)
-        shutil.rmtree(state, ignore_errors=True)
-        shutil.rmtree(work, ignore_errors=True)
-        if left:
-            print(f"bench_route: residue left: {left}", file=sys.stderr)
     return 0
 
 
