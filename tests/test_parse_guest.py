@@ -27,6 +27,28 @@ def test_real_report_sums_and_means() -> None:
     assert not report.cpu_bound
 
 
+def test_an_interval_without_a_tick_counts_bytes_not_busy() -> None:
+    """A real report of a TCG guest whose sampling stalled 3.4 s, then caught up with
+    intervals of 14 and 3 ms in which no tick elapsed (vcpu_busy null)."""
+    rows = lines("guest-neighbour-stalled.jsonl")
+    ticked = [r["vcpu_busy"] for r in rows if r["vcpu_busy"] is not None]
+    assert 0 < len(ticked) < len(rows)
+    report = parse_guest(FIXTURES / "guest-neighbour-stalled.jsonl", "neighbour")
+    assert report.seconds == len(rows)
+    assert report.vcpu_busy_mean == pytest.approx(sum(ticked) / len(ticked))
+    assert report.disk_bytes == sum(r["disk_read_bytes"] + r["disk_write_bytes"] for r in rows)
+
+
+def test_a_report_without_any_tick_is_an_error(tmp_path: Path) -> None:
+    rows = lines("guest-a.jsonl")
+    for row in rows:
+        row["vcpu_busy"] = None
+    path = tmp_path / "guest-a.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ParseError, match="no interval with a vCPU tick"):
+        parse_guest(path, "a")
+
+
 def test_a_saturated_vcpu_marks_the_tenant_cpu_bound(tmp_path: Path) -> None:
     rows = lines("guest-a.jsonl")
     for row in rows:
@@ -38,7 +60,8 @@ def test_a_saturated_vcpu_marks_the_tenant_cpu_bound(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda r: r.update(vcpu_busy=1.5), "'vcpu_busy' missing or not a fraction"),
+    (lambda r: r.update(vcpu_busy=1.5), "'vcpu_busy' not a fraction"),
+    (lambda r: r.pop("vcpu_busy"), "'vcpu_busy' missing"),
     (lambda r: r.pop("jbd2_write_bytes"), "'jbd2_write_bytes' missing"),
     (lambda r: r.update(tenant="b"), "'tenant' is 'b', not 'a'"),
 ])

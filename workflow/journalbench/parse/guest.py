@@ -6,6 +6,10 @@ The thesis compares VMs and containers; under TCG a guest can be CPU-bound where
 is I/O-bound, so a tenant whose vCPU was busy at or above SATURATED in at least half of the
 seconds is flagged `cpu_bound`.
 
+An interval too short for the guest's clock to tick (after a stall under TCG the report
+catches up with a few milliseconds-long samples) has no busy fraction (`null`): it counts for
+bytes but not for the vCPU's busy mean.
+
 The report runs on the guest's clock from a little before the workloads start; the agent
 records when it started on the host's CLOCK_MONOTONIC (`started_ns`), as it does the sampler's
 zero, which places the report's seconds on the sampler's clock: the same measured window
@@ -47,9 +51,12 @@ def check_line(row: Any, tenant: str) -> str | None:
         value = row.get(key)
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             return f"'{key}' missing or not a non-negative number"
-    busy = row.get("vcpu_busy")
-    if isinstance(busy, bool) or not isinstance(busy, int | float) or not 0 <= busy <= 1:
-        return "'vcpu_busy' missing or not a fraction"
+    if "vcpu_busy" not in row:
+        return "'vcpu_busy' missing"
+    busy = row["vcpu_busy"]  # null: no CPU tick in the interval (a stalled guest's catch-up)
+    if busy is not None and (isinstance(busy, bool) or not isinstance(busy, int | float)
+                             or not 0 <= busy <= 1):
+        return "'vcpu_busy' not a fraction"
     for key in COUNTS:
         value = row.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -66,7 +73,9 @@ def parse_guest(path: Path | str, tenant: str, span: tuple[float, float] | None 
         rows = [r for r in rows if window.inside(r["t"] + offset_s, r["dt"], *span)]
         if not rows:
             raise problem(Path(path), f"no second inside the measured window {span}")
-    busy = [r["vcpu_busy"] for r in rows]
+    busy = [r["vcpu_busy"] for r in rows if r["vcpu_busy"] is not None]
+    if not busy:
+        raise problem(Path(path), "no interval with a vCPU tick: no busy fraction")
     return GuestReport(
         seconds=len(rows), vcpu_busy_mean=sum(busy) / len(busy),
         saturated_share=sum(b >= SATURATED for b in busy) / len(busy),
