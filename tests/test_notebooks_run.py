@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from journalbench import notebooks
+from conftest import REPO
+from journalbench import campaign, notebooks
 
 
 def notebook(path: Path, source: str) -> None:
@@ -43,3 +44,43 @@ def test_a_failing_cell_names_its_notebook_and_stops(tmp_path: Path, capsys, nam
     err = capsys.readouterr().err.strip()
     assert err.startswith("notebooks/bad.ipynb: cell") and "ValueError: no runs" in err, err
     assert not (tmp_path / "results" / "demo" / "notebooks" / "never.ipynb").exists()
+
+
+# -- which notebooks run, and whose runs they read ---------------------------------------------
+
+def test_a_database_notebook_reads_its_own_campaign_until_the_configured_one_runs_its_tool(
+        tmp_path: Path) -> None:
+    assert notebooks.source("base-workloads", "quick") == "quick"
+    assert notebooks.source("redis", "quick") == "quick-redis"  # quick runs fio only
+    assert notebooks.source("mysql", "quick") == "quick-mysql"
+    assert notebooks.source("redis", "quick-redis") == "quick-redis"
+    both = tmp_path / "both.yaml"
+    both.write_text(
+        "name: both\ndescription: d\nduration_s: 10\nrepetitions: 1\nexperiments:\n"
+        "  - id: e\n    claims: [C21]\n    arms: [shared-journal]\n    tenants:\n"
+        "      - {name: kv, weight: 700, workload: {tool: redis}}\n"
+        "      - {name: n, weight: 300, workload: {tool: fio, preset: no-fsync}}\n")
+    assert campaign.tools(str(both)) == {"redis", "fio"}
+    assert notebooks.source("redis", str(both)) == str(both)
+    assert notebooks.source("mysql", str(both)) == "quick-mysql"
+
+
+def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() -> None:
+    fio_only = ["base-workloads", "fsync-interference", "journal-fixes"]
+    assert notebooks.runnable("quick", ["fileprep"]) == fio_only
+    names = notebooks.runnable("quick", ["fileprep", "quick-redis"])
+    assert names == [*fio_only, "redis"]
+    assert notebooks.reads("quick", names) == ["fileprep", "quick-redis"]
+    assert notebooks.reads("quick", fio_only[:1]) == []
+    assert set(notebooks.NOTEBOOKS) <= {p.stem for p in (REPO / "notebooks").glob("*.ipynb")}
+
+
+def test_parameters_put_figures_under_the_configured_campaign(tmp_path: Path) -> None:
+    redis = notebooks.parameters("quick", tmp_path, "redis")
+    assert redis["source"] == "quick-redis"
+    assert redis["processed"] == str(tmp_path / "data" / "processed" / "quick-redis")
+    assert redis["raw"] == str(tmp_path / "data" / "raw" / "quick-redis")
+    assert redis["figures"] == str(tmp_path / "figures" / "quick")
+    fio = notebooks.parameters("quick", tmp_path, "base-workloads")
+    assert "source" not in fio  # papermill would warn of a parameter the notebook lacks
+    assert fio["processed"] == str(tmp_path / "data" / "processed" / "quick")

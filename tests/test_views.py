@@ -17,7 +17,7 @@ from journalbench.experiments import experiment_rows, runs_for
 from journalbench.runfolder import run_id
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
-SHIPPED = ["arms20", "fileprep", "quick"]  # the campaigns whose run folders ship in data/raw/
+SHIPPED = ["arms20", "fileprep", "quick", "quick-redis"]  # the campaigns whose run folders ship in data/raw/
 
 
 def unshown(runs: pd.DataFrame, plan: pd.DataFrame) -> list[str]:
@@ -45,7 +45,9 @@ def spec_rows(campaign: str, spec: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({
             "campaign": campaign, "host": "h", "run_id": run_id(spec), "arm": spec["arm"],
             "repetition": spec["repetition"], "n_tenants": len(tenants),
-            "tenant": tenant["name"], "weight": tenant["weight"], "tool": workload["tool"],
+            "tenant": tenant["name"], "weight": tenant["weight"],
+            "target_share": tenant["weight"] / sum(t["weight"] for t in tenants),
+            "tool": workload["tool"],
             "preset": workload.get("preset"), "workload": workload.get("preset"),
             "bs": job(workload)["bs"] if workload["tool"] == "fio" else None,
             "beside": "+".join(others) or "alone",

@@ -26,6 +26,10 @@ BASE_PRESETS = list(BASE_WORKLOADS)
 # no-fsync runs the seqwrite-64k job (64 KiB sequential direct writes, no fsync; see
 # agent/workloads/fio.py), so a campaign's no-fsync pair is also C2's sequential-write pair
 SAME_JOB = {"no-fsync": "seqwrite-64k"}
+# the database experiments' neighbours by rising fsync rate: Redis's buffered fio writers
+# (Sec 5.4), MySQL's other MariaDB and its direct ones
+REDIS_BESIDE = ["alone", "buffered-no-fsync", "buffered-low-fsync", "buffered-high-fsync"]
+MYSQL_BESIDE = ["alone", "mariadb", *BESIDE_ORDER[1:]]
 PROFILE = "device_profile"
 
 
@@ -229,9 +233,20 @@ def io_size(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
 def by_beside(runs: pd.DataFrame, experiments: pd.DataFrame, claim: str) -> pd.DataFrame:
     """C8/C9/C10/C18: the 70% tenant of the claim's runs, alone or beside each neighbour
     (`beside` ordered by the neighbours' fsync rate)."""
-    rows = victims(runs_for(runs, experiments, claim=claim))
-    rows = rows[rows["beside"].isin(BESIDE_ORDER)].copy()
-    rows["beside"] = pd.Categorical(rows["beside"], [b for b in BESIDE_ORDER
+    return ordered_beside(victims(runs_for(runs, experiments, claim=claim)), BESIDE_ORDER)
+
+
+def beside_rank(beside: str) -> tuple[int, str]:
+    """A sort key putting neighbours by rising fsync rate (the orders above), others last."""
+    known = list(dict.fromkeys([*MYSQL_BESIDE, *REDIS_BESIDE]))
+    return (known.index(beside) if beside in known else len(known), beside)
+
+
+def ordered_beside(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """The rows whose neighbour is in `order`, `beside` a categorical in that order (only the
+    neighbours present, so a figure draws no empty slots)."""
+    rows = rows[rows["beside"].isin(order)].copy()
+    rows["beside"] = pd.Categorical(rows["beside"], [b for b in order
                                                      if b in set(rows["beside"])])
     return rows
 
@@ -290,12 +305,79 @@ def fileprep_table(processed: Path | str, raw: Path | str) -> pd.DataFrame | Non
     return prep_table(by_prep(runs, experiments))
 
 
-def database_runs(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str) -> pd.DataFrame:
-    """Every tenant row of the runs in which some tenant runs the database `tool` (mariadb,
-    redis), its fio neighbours included: the MySQL and Redis experiments' table until their
-    notebooks come."""
+def database_tenant(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str,
+                    order: list[str]) -> pd.DataFrame:
+    """The rows of the tenant running the database `tool` (mariadb, redis) in the campaign's
+    runs whose neighbour is in `order` (ordered_beside); of two MariaDB tenants, the 70% one
+    (`victim`), as the thesis's figures show it."""
     rows = runs_for(runs, experiments)
-    return rows[rows["run_id"].isin(set(rows.loc[rows["tool"] == tool, "run_id"]))]
+    rows = rows[rows["tool"] == tool]
+    rows = rows[(rows["beside"] != tool) | (rows["tenant"] == "victim")]
+    return ordered_beside(rows, order)
+
+
+def redis_runs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C21-C23: the Redis tenant alone and beside each buffered fio writer."""
+    return database_tenant(runs, experiments, "redis", REDIS_BESIDE)
+
+
+def mysql_runs(runs: pd.DataFrame, experiments: pd.DataFrame, share: float) -> pd.DataFrame:
+    """C5-C7, C11-C14, C16, C19: the MariaDB tenant whose weights promise it `share` (0.7 or
+    0.3; alone it holds 0.7's weight) alone, beside another MariaDB or beside a fio writer."""
+    rows = database_tenant(runs, experiments, "mariadb", MYSQL_BESIDE)
+    alone = rows["beside"] == "alone"
+    return ordered_beside(rows[alone | (rows["target_share"].round(2) == share)],
+                          MYSQL_BESIDE)
+
+
+def mysql_pairs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C5, C6, C20: both tenants of the runs of two MariaDB tenants."""
+    rows = runs_for(runs, experiments)
+    rows = rows[rows["tool"] == "mariadb"]
+    return rows[rows.groupby(["host", "run_id"])["tool"].transform("size") == 2]
+
+
+def mysql_pair_totals(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per pair run, the 70% tenant's row with `ops_s` the two tenants' together (the thesis's
+    Fig 4.1 stacks them) and `case` = 'two instances'; NaN when a tenant's is missing."""
+    total = pairs.groupby(["host", "run_id"])["ops_s"].sum(min_count=2)
+    mine = pairs[pairs["tenant"] == "victim"]
+    keys = pd.MultiIndex.from_frame(mine[["host", "run_id"]])
+    return mine.assign(ops_s=total.reindex(keys).to_numpy(), case="two instances (sum)")
+
+
+def cpu_flags(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per host, device profile, arm and neighbour: how many runs there are, how many had a
+    CPU-bound tenant (left out of the claims' checks), and the medians of the guest's vCPU
+    busy fraction and of the client's and the server's share of a core."""
+    rows = labelled_arms(profiled(rows))
+    keys = [*apart(rows), "arm", "beside"]
+    table = rows.groupby(keys, observed=True, sort=False).agg(
+        runs=("run_id", "nunique"), cpu_bound=("cpu_bound", lambda c: int((c == 1).sum())),
+        vcpu_busy=("vcpu_busy_mean", "median"), client_cpu=("client_cpu_share", "median"),
+        server_cpu=("server_cpu_share", "median"))
+    table = table.reset_index()
+    table["arm"] = pd.Categorical(table["arm"], arm_order(table["arm"]))
+    return table.sort_values(keys, key=profile_rank).reset_index(drop=True).round(2)
+
+
+def cell_table(rows: pd.DataFrame, value: str, digits: int = 1) -> pd.DataFrame:
+    """Thesis-table layout: median [95% CI] of `value` over repetitions per host, device
+    profile and neighbour (rows, in `beside`'s order) and arm (columns)."""
+    rows = rows.assign(beside=rows["beside"].astype(str))  # no rows for absent neighbours
+    table = medians(rows, ["beside", "arm"], value)
+    table["cell"] = [f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo)
+                     else f"{m:.{digits}f}"
+                     for m, lo, hi in zip(table["median"], table["low"], table["high"],
+                                          strict=True)]
+    index = [*apart(profiled(rows)), "beside"]
+    wide = table.pivot(index=index, columns="arm", values="cell")
+    profiles = profile_order(table[PROFILE]) if PROFILE in index else []
+    wide = wide.reindex(index=sorted(wide.index, key=lambda key: (
+        key[0], *([profiles.index(key[1])] if profiles else []), beside_rank(key[-1]))),
+        columns=arm_order(wide.columns)).fillna("no runs")
+    wide.columns.name = None
+    return wide.reset_index()
 
 
 def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -313,26 +395,17 @@ def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFra
         "c17-split": high_fsync_pair(runs, experiments),
         "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
         "fileprep-jbd2-share": by_prep(runs, experiments),
-        "mysql-runs": database_runs(runs, experiments, "mariadb"),
-        "redis-runs": database_runs(runs, experiments, "redis"),
+        "mysql-at-70": mysql_runs(runs, experiments, 0.7),
+        "mysql-at-30": mysql_runs(runs, experiments, 0.3),
+        "mysql-pairs": mysql_pairs(runs, experiments),
+        "redis-by-neighbour": redis_runs(runs, experiments),
     }
 
 
 def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Table 4.1 / 5.3 style, from by_beside rows: median (over repetitions) of the mean
     fsync latency, ms, per host, device profile and neighbour (rows) and arm (columns)."""
-    table = medians(rows, ["beside", "arm"], "fsync_lat_mean_ms")
-    table["cell"] = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" if pd.notna(lo) else f"{m:.3f}"
-                     for m, lo, hi in zip(table["median"], table["low"], table["high"],
-                                          strict=True)]
-    index = [*apart(profiled(rows)), "beside"]
-    wide = table.pivot(index=index, columns="arm", values="cell")
-    profiles = profile_order(table[PROFILE]) if PROFILE in index else []
-    order = sorted(wide.index, key=lambda key: (
-        key[0], *([profiles.index(key[1])] if profiles else []), BESIDE_ORDER.index(key[-1])))
-    wide = wide.reindex(index=order, columns=arm_order(wide.columns)).fillna("no runs")
-    wide.columns.name = None
-    return wide.reset_index()
+    return cell_table(rows, "fsync_lat_mean_ms", digits=3)
 
 
 def shares_over_time(samples: pd.DataFrame, run_id: str,

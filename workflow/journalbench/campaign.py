@@ -48,6 +48,16 @@ def tests_claims(name_or_path: str) -> bool:
     return any(e.get("claims") for e in load_campaign(name_or_path)["experiments"])
 
 
+def tools(name_or_path: str) -> set[str]:
+    """The workload tools the campaign's tenants run (fio, mariadb, redis); none when its file
+    is not there (a campaign known only by the run folders it left)."""
+    if not campaign_path(name_or_path).is_file():
+        return set()
+    experiments = load_campaign(name_or_path)["experiments"]
+    return {str(tenant["workload"]["tool"]) for experiment in experiments
+            for tenant in experiment["tenants"] if "tool" in tenant.get("workload", {})}
+
+
 def substitute(value: Any, values: dict[str, Any]) -> Any:
     """Replace "{name}" in strings (a whole-string "{name}" keeps the value's type)."""
     if isinstance(value, str):

@@ -10,14 +10,49 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
+from journalbench import campaign as campaigns
 
-def parameters(campaign: str, root: Path) -> dict[str, str]:
-    return {"campaign": campaign, "processed": str(root / "data" / "processed" / campaign),
-            "raw": str(root / "data" / "raw" / campaign),
-            "figures": str(root / "figures" / campaign),
-            "results": str(root / "results" / campaign)}
+NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis"]
+# A database notebook's tool, and the campaign that runs its experiments: the notebook reads
+# that campaign's runs when the configured campaign runs no such tool (quick's are all fio).
+DATABASE = {"mysql": ("mariadb", "quick-mysql"), "redis": ("redis", "quick-redis")}
+# campaigns a notebook reads beside its own: the fsync notebook shows fileprep's table
+BESIDE = {"fsync-interference": "fileprep"}
+
+
+def source(name: str, campaign: str) -> str:
+    """The campaign whose runs notebook `name` draws when `campaign` is the configured one."""
+    if name not in DATABASE:
+        return campaign
+    tool, own = DATABASE[name]
+    return campaign if tool in campaigns.tools(campaign) else own
+
+
+def runnable(campaign: str, present: Iterable[str]) -> list[str]:
+    """The notebooks the pipeline runs for `campaign`: those whose runs are there (`present`:
+    the other campaigns with run folders in data/raw)."""
+    there = {campaign, *present}
+    return [name for name in NOTEBOOKS if source(name, campaign) in there]
+
+
+def reads(campaign: str, names: Iterable[str]) -> list[str]:
+    """The campaigns other than `campaign` whose tidy tables the notebooks `names` read."""
+    wanted = [*(source(n, campaign) for n in names), *(BESIDE[n] for n in names if n in BESIDE)]
+    return sorted({c for c in wanted if c != campaign})
+
+
+def parameters(campaign: str, root: Path, name: str | None = None) -> dict[str, str]:
+    """Papermill's parameters: figures and tables go under the configured campaign; a
+    database notebook's runs may come from its own campaign (`source`)."""
+    data = campaign if name is None else source(name, campaign)
+    given = {"campaign": campaign, "processed": str(root / "data" / "processed" / data),
+             "raw": str(root / "data" / "raw" / data),
+             "figures": str(root / "figures" / campaign),
+             "results": str(root / "results" / campaign)}
+    return {**given, "source": data} if name in DATABASE else given
 
 
 def run(campaign: str, root: Path, names: list[str]) -> int:
@@ -30,7 +65,7 @@ def run(campaign: str, root: Path, names: list[str]) -> int:
         try:
             papermill.execute_notebook(
                 str(root / "notebooks" / f"{name}.ipynb"), str(out / f"{name}.ipynb"),
-                parameters=parameters(campaign, root), kernel_name="python3",
+                parameters=parameters(campaign, root, name), kernel_name="python3",
                 progress_bar=False, cwd=str(root / "notebooks"))
         except papermill.PapermillExecutionError as error:
             print(f"notebooks/{name}.ipynb: cell {error.exec_count} failed: {error.ename}: "

@@ -26,8 +26,8 @@ def levels(frame: pd.DataFrame, column: str) -> list[str]:
     """The values of `column` in the order seaborn would draw them for the whole frame, so every
     panel puts them at the same places."""
     values = frame[column]
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return list(values.cat.categories)
+    if isinstance(values.dtype, pd.CategoricalDtype):  # in order, those present only
+        return list(values.cat.remove_unused_categories().cat.categories)
     return list(dict.fromkeys(values.dropna()))
 
 

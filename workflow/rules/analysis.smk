@@ -7,9 +7,13 @@
 # `snakemake --report results/report.html` gathers the ledger and the captioned figures.
 import yaml
 
-NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes"]
+from journalbench import notebooks as jb_notebooks
+
+# the notebooks whose runs are there (a database notebook reads its own campaign's runs while
+# the configured campaign runs none: journalbench/notebooks.py)
+NOTEBOOKS = jb_notebooks.runnable(CAMPAIGN, OTHER_CAMPAIGNS)
 LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_campaign.tests_claims(c))]
-NOTEBOOKS_READ = ["fileprep"]
+NOTEBOOKS_READ = jb_notebooks.reads(CAMPAIGN, NOTEBOOKS)
 CAPTIONS = yaml.safe_load(Path(workflow.basedir, "workflow/report/captions.yaml").read_text())
 ANALYSIS_OUTPUTS = [
     *[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
@@ -26,7 +30,7 @@ rule notebooks:
         notebooks=[f"notebooks/{name}.ipynb" for name in NOTEBOOKS],
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
-        # campaigns a notebook reads beside its own (fsync-interference: fileprep's table)
+        # campaigns a notebook reads beside its own (fileprep's table, the database runs)
         beside=[f"data/processed/{c}/runs.parquet" for c in NOTEBOOKS_READ if c in OTHER_CAMPAIGNS],
         code=ANALYSIS_CODE,
     wildcard_constraints:

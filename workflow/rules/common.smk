@@ -56,7 +56,8 @@ PACKAGE = "workflow/journalbench"
 TIDY_CODE = [*(f"{PACKAGE}/{name}.py" for name in ("tidy", "experiments", "campaign")),
              *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
 ANALYSIS_CODE = [*(f"{PACKAGE}/{name}.py"
-                   for name in ("analysis", "claims_cli", "plots", "stats", "experiments")),
+                   for name in ("analysis", "claims_cli", "plots", "stats", "experiments",
+                                "notebooks")),
                  *sorted(str(p) for p in Path(f"{PACKAGE}/claims").glob("*.py"))]
 RUN_MANIFESTS = [
     f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
