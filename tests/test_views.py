@@ -17,7 +17,8 @@ from journalbench.experiments import experiment_rows, runs_for
 from journalbench.runfolder import run_id
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
-SHIPPED = ["arms20", "fileprep", "quick", "quick-redis"]  # the campaigns whose run folders ship in data/raw/
+# the campaigns whose run folders ship in data/raw/
+SHIPPED = ["arms20", "fileprep", "quick", "quick-redis"]
 
 
 def unshown(runs: pd.DataFrame, plan: pd.DataFrame) -> list[str]:
