@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -97,6 +98,30 @@ def test_bundle_runs_on_a_bare_python(tmp_path: Path):
     done = subprocess.run([PYTHON, "-I", "-S", "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")
+
+
+def test_bundle_holds_what_functions_import_too(tmp_path: Path):
+    """An import inside a function (mariadb.py's sysbench parser) runs on the host when the
+    function does: every `from journalbench... import name` anywhere in the bundle resolves
+    from the zip alone (a run on quick-mysql once failed with No module named
+    'journalbench.parse.sysbench')."""
+    pyz = bundle.build_bundle(tmp_path)
+    with zipfile.ZipFile(pyz) as archive:
+        sources = [archive.read(n).decode() for n in archive.namelist() if n.endswith(".py")]
+    wanted = sorted({found for text in sources for found in re.findall(
+        r"^\s*from (journalbench[\w.]*) import \(?\s*(\w+)", text, flags=re.M)})
+    assert ("journalbench.parse.sysbench", "parse_sysbench") in wanted
+    probe = (
+        "import importlib, sys\n"
+        f"sys.path.insert(0, {str(pyz)!r})\n"
+        f"for module, name in {wanted!r}:\n"
+        "    found = importlib.import_module(module)\n"
+        "    if not hasattr(found, name):\n"
+        "        importlib.import_module(f'{module}.{name}')\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([PYTHON, "-I", "-S", "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_bundle_refuses_a_third_party_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

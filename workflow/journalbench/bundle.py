@@ -60,6 +60,18 @@ def _imports_in(body: list[ast.stmt]) -> set[str]:
     return names
 
 
+def _own_imports(path: Path) -> set[str]:
+    """The journalbench modules a module imports anywhere, inside functions too: the agent
+    needs them when that function runs (a parser the workload checks its output with)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    return {name for name in names if name.split(".")[0] == "journalbench"}
+
+
 def _package_files(package: str) -> set[Path]:
     files = set()
     for path in (PACKAGE_DIR / package).rglob("*"):
@@ -86,7 +98,8 @@ def _is_module(path: Path) -> bool:
 
 def bundle_members() -> list[tuple[str, Path]]:
     """(name in the zip, source file): the agent package plus every journalbench module it
-    imports at top level, transitively; a third-party import there fails the build."""
+    imports (anywhere in a module), transitively; a third-party import at top level fails the
+    build."""
     files = {PACKAGE_DIR / "__init__.py"} | _package_files(BUNDLE_PACKAGE)
     queue = [f for f in files if _is_module(f)]
     seen: set[Path] = set()
@@ -101,13 +114,13 @@ def bundle_members() -> list[tuple[str, Path]]:
             init = PACKAGE_DIR / parent / "__init__.py"
             if init.is_file() and init not in seen:
                 queue.append(init)
+        for name in _own_imports(path):
+            target = _module_file(name)
+            if target is not None and target not in seen:
+                queue.append(target)
         for name in _top_level_imports(path):
             root = name.split(".")[0]
-            if root == "journalbench":
-                target = _module_file(name)
-                if target is not None and target not in seen:
-                    queue.append(target)
-            elif root not in sys.stdlib_module_names:
+            if root != "journalbench" and root not in sys.stdlib_module_names:
                 raise AgentError(
                     f"{path}: imports {name} at top level, but the agent bundle must be "
                     "stdlib-only; import it inside the function that needs it (a script another "
