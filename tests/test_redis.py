@@ -111,6 +111,13 @@ def test_load_and_insert_beside_a_buffered_neighbour(agent_host, tmp_path, no_ne
     redis = json.loads((out / runfolder.redis_file("kv")).read_text())
     assert redis["records"] == 2000 and redis["load_s"] > 0
     assert redis["binding"]["source_sha256"] != "unknown"
+    # client and server CPU over the measured phase: the flag of a CPU-paced request chain
+    cpu = redis["cpu"]
+    assert 0 < cpu["server_s"] <= cpu["server_wall_s"] * 1.05
+    assert 0 < cpu["client_s"] and cpu["client_wall_s"] > 0
+    assert kv["server_cpu_share"] == pytest.approx(cpu["server_s"] / cpu["server_wall_s"])
+    assert kv["client_cpu_share"] == pytest.approx(cpu["client_s"] / cpu["client_wall_s"])
+    assert kv["cpu_bound"] == int(kv["client_cpu_share"] + kv["server_cpu_share"] >= 0.9)
     assert redis["redis_version"].startswith("7.")
     assert (out / "ycsb-load-kv.log").is_file() and (out / "redis-kv.log").is_file()
 
@@ -186,6 +193,7 @@ def test_two_guests_load_and_insert_through_the_tunnel(agent_host, tmp_path, no_
     assert redis["client_socket"].endswith("/vm/kv/tunnel-redis.sock")
     assert redis["records"] == 300 and redis["load_s"] > 0
     assert redis["info"]["aof_last_write_status"] == "ok"
+    assert redis["cpu"]["server_s"] > 0 and kv["client_cpu_share"] > 0  # guest's Redis, host's YCSB
     assert guest_tunnel.READY in (out / "redis-kv-tunnel.log").read_text()
     facts = json.loads((out / runfolder.HOST).read_text())
     assert facts["tools"]["socat"].startswith("socat version")

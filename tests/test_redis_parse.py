@@ -3,12 +3,15 @@ them: real output of YCSB 0.17.0 through our binding (workflow/ycsb-redis) on a 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
+from journalbench import runfolder
 from journalbench.parse import ParseError
+from journalbench.parse.rows import redis_cpu
 from journalbench.parse.ycsb import failed_operations, parse_ycsb, per_second
 
 REPORT = FIXTURES / "ycsb" / "redis-insert-report.log"
@@ -67,3 +70,39 @@ def test_error_returns_are_counted(tmp_path: Path) -> None:
     path = tmp_path / "ycsb-a.log"
     path.write_text(REPORT.read_text() + "[INSERT], Return=ERROR, 3\n")
     assert failed_operations(parse_ycsb(path, STATUS)) == 3
+
+
+# -- the client's and server's CPU (redis-<tenant>.json `cpu`) -----------------------------------
+
+def redis_facts(tmp_path: Path, cpu: object) -> Path:
+    facts = {"aof_bytes_end": 2, "aof_bytes_loaded": 1, "load_s": 1.0}
+    if cpu is not None:
+        facts["cpu"] = cpu
+    (tmp_path / runfolder.redis_file("kv")).write_text(json.dumps(facts))
+    return tmp_path / runfolder.redis_file("kv")
+
+
+def test_cpu_shares_of_client_and_server(tmp_path: Path) -> None:
+    redis_facts(tmp_path, {"client_s": 12.0, "client_wall_s": 20.0, "server_s": 5.0,
+                           "server_wall_s": 20.5})
+    shares = redis_cpu(tmp_path, "kv", "redis")
+    assert shares == pytest.approx({"client_cpu_share": 0.6, "server_cpu_share": 5 / 20.5})
+    assert redis_cpu(tmp_path, "kv", "fio") == {}
+
+
+def test_a_run_from_before_the_cpu_was_recorded_has_no_shares(tmp_path: Path) -> None:
+    redis_facts(tmp_path, None)
+    assert redis_cpu(tmp_path, "kv", "redis") == {}
+
+
+@pytest.mark.parametrize("cpu, message", [
+    ([1, 2], "'cpu' is not an object"),
+    ({"client_s": 1.0, "client_wall_s": 0, "server_s": 1.0, "server_wall_s": 1.0},
+     "cpu client_s 1.0 over client_wall_s 0"),
+    ({"client_s": 1.0, "client_wall_s": 1.0, "server_s": 1.0}, "server_wall_s"),
+])
+def test_bad_cpu_facts_name_the_file(tmp_path: Path, cpu: object, message: str) -> None:
+    path = redis_facts(tmp_path, cpu)
+    with pytest.raises(ParseError) as error:
+        redis_cpu(tmp_path, "kv", "redis")
+    assert message in assert_names_file(error, path)

@@ -6,9 +6,10 @@ this experiment). The tenant under study is the one running Redis; throughput is
 
 On the vm arm the host's YCSB client reaches Redis in the guest through a virtio-serial
 tunnel (one client thread, as everywhere). Checks leave out runs with a CPU-bound tenant as the
-MySQL ones do (preconditions.DB_CPU: for Redis today, a vm tenant whose vCPU saturated; under
-TCG that is most of them, so the VM checks may come out not testable here); the consolidated
-checks need the device's journal regime.
+MySQL ones do (preconditions.DB_CPU: a vm tenant whose vCPU saturated, under TCG most of them,
+or a tenant whose YCSB client and redis-server together used 0.9 of a core, the CPU then
+setting the pace of the one request chain; runs made before the agent recorded the client's
+and server's CPU have no such flag); the consolidated checks need the device's journal regime.
 """
 
 from __future__ import annotations

@@ -159,9 +159,11 @@ def parse_facts(path: Path | str) -> dict[str, Any]:
 
 # -- the tidy columns of a mariadb tenant -------------------------------------------------------
 
-# A tenant has one core (a container's cpuset, a guest's vCPU) for its server and its client:
-# when they used this much of it over the measured phase, the CPU, not the disk, may have set
-# the pace, and the run is flagged (runs.cpu_bound) rather than read as I/O interference.
+# A MariaDB tenant has one core (a container's cpuset, a guest's vCPU) for its server and its
+# client; a Redis tenant's client runs on the host, but it and the server take turns on one
+# request chain (one YCSB thread). Either way, when client and server together used this much
+# of a core over the measured phase, the CPU, not the disk, may have set the pace, and the run
+# is flagged (runs.cpu_bound) rather than read as I/O interference.
 CPU_BOUND_SHARE = 0.9
 DB_COLUMNS = ("qps", "client_threads", "client_location", "client_cpu_share",
               "server_cpu_share", "db_fsyncs", "db_fsyncs_per_s", "db_log_fsyncs", "db_setup_s")

@@ -213,6 +213,28 @@ def redis_columns(folder: Path, tenant: str) -> dict[str, Any]:
             "load_s": float(need(facts, "load_s", path, (int, float)))}
 
 
+def redis_cpu(folder: Path, tenant: str, tool: str) -> dict[str, float]:
+    """A redis tenant's client and server CPU, each as a share of one core over the seconds
+    it was measured in (`cpu` of redis-<tenant>.json); nothing for other tools, nor for runs
+    made before the agent recorded it (their columns stay null: not judged CPU-bound)."""
+    path = folder / runfolder.redis_file(tenant)
+    if tool != "redis" or not path.is_file():
+        return {}
+    cpu = read_json(path).get("cpu")
+    if cpu is None:
+        return {}
+    if not isinstance(cpu, dict):
+        raise problem(path, "'cpu' is not an object")
+    shares = {}
+    for part in ("client", "server"):
+        used = need(cpu, f"{part}_s", path, (int, float))
+        wall = need(cpu, f"{part}_wall_s", path, (int, float))
+        if used < 0 or wall <= 0:
+            raise problem(path, f"cpu {part}_s {used} over {part}_wall_s {wall}")
+        shares[f"{part}_cpu_share"] = used / wall
+    return shares
+
+
 def ops_rows(folder: Path, ids: dict[str, Any], tenants: list[dict[str, Any]]
              ) -> list[dict[str, Any]]:
     """Operations per status interval of every YCSB tenant (kind 'ops'; t from its first
@@ -389,6 +411,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             **shares[tenant["name"]], **more_shares[tenant["name"]],
             **guest_columns(folder, tenant["name"], spec["arm"], span),
             **mariadb.db_columns(folder, tenant["name"], workload["tool"]),
+            **redis_cpu(folder, tenant["name"], workload["tool"]),
             **host,
         })
         runs[-1]["cpu_bound"] = mariadb.cpu_bound(runs[-1])

@@ -28,12 +28,13 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import os
 import shutil
 import subprocess
 import threading
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ BRIDGE_TIMEOUT_S = 60  # socat's start, through a TCG guest's 9p root
 WATCH_S = 0.2
 LOAD_TIMEOUT_S = 3600
 STOP_TIMEOUT_S = 60
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat's unit
 SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with the terminating NUL
 # The INSERT workload of CoreWorkload: every operation inserts a new record after the loaded ones.
 INSERT_ONLY = ("-p", "readproportion=0", "-p", "updateproportion=0", "-p", "scanproportion=0",
@@ -156,11 +158,32 @@ def info_fields(text: str) -> dict[str, str]:
     return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
 
 
+def used_cpu(info: dict[str, str]) -> float:
+    try:
+        return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+    except (KeyError, ValueError):
+        raise AgentError("redis INFO has no used_cpu_sys/used_cpu_user") from None
+
+
 @dataclass
 class Client(Process):
-    """A YCSB client; `cause` says why the watcher stopped it (Redis or the bridge ended)."""
+    """A YCSB client; `cause` says why the watcher stopped it (Redis or the bridge ended).
+    The watcher also keeps the client's CPU time (`cpu_s`, all its threads) as last read,
+    `cpu_wall_s` after it started: a dead process's /proc entry is gone."""
 
     cause: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    cpu_s: float | None = None
+    cpu_wall_s: float | None = None
+
+    def sample_cpu(self) -> None:
+        try:
+            stat = Path(f"/proc/{self.popen.pid}/stat").read_text()
+        except OSError:  # exited between the poll and the read
+            return
+        utime, stime = stat.rsplit(")", 1)[1].split()[11:13]
+        self.cpu_s = (int(utime) + int(stime)) / CLOCK_TICKS
+        self.cpu_wall_s = time.monotonic() - self.started
 
     def check(self, code: int) -> None:
         if self.cause is not None:
@@ -202,6 +225,7 @@ class Redis(Workload):
         self.root: Path | None = None
         self.facts: dict[str, Any] = {}
         self.clients: list[Process] = []
+        self.server_cpu_start = (0.0, 0.0)  # (redis-server's CPU s, monotonic) as YCSB starts
 
     # -- where things are ----------------------------------------------------------------------
 
@@ -315,6 +339,7 @@ class Redis(Workload):
         """Stop the client as soon as Redis (or the tunnel's bridge) ends while it runs."""
         def run() -> None:
             while client.popen.poll() is None:
+                client.sample_cpu()
                 for part in (self.server, self.bridge):
                     if part is not None and part.popen.poll() is not None:
                         client.cause = (f"tenant {self.tenant}: {part.what} exited "
@@ -378,6 +403,7 @@ class Redis(Workload):
         errors = out / runfolder.ycsb_stderr(self.tenant)
         stdout, stderr = report.open("wb"), errors.open("wb")
         argv = ycsb_argv(self.jars, "-t", self.socket(), self.config, self.duration_s)
+        self.server_cpu_start = (self.server_cpu(shell), time.monotonic())
         try:
             proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr)
         except BaseException:
@@ -398,7 +424,7 @@ class Redis(Workload):
             raise AgentError(f"tenant {self.tenant}: Redis reports aof_last_write_status "
                              f"{info.get('aof_last_write_status')!r} (see redis-{self.tenant}.log)")
         facts = {
-            "tenant": self.tenant, **self.config,
+            "tenant": self.tenant, **self.config, "cpu": self.cpu_facts(info),
             "config": {"appendonly": "yes", "appendfsync": "everysec", "save": "",
                        "auto-aof-rewrite-percentage": "0", "socket": socket},
             "redis_version": info.get("redis_version"),
@@ -415,6 +441,26 @@ class Redis(Workload):
         }
         (out / runfolder.redis_file(self.tenant)).write_text(
             json.dumps(facts, indent=1, sort_keys=True) + "\n")
+
+    def server_cpu(self, shell: TenantShell) -> float:
+        """redis-server's CPU seconds so far (INFO's used_cpu_sys + used_cpu_user)."""
+        info = info_fields(shell.run(["redis-cli", "-s", f"{self.tenant_folder(shell)}/{SOCKET}",
+                                      "info", "cpu"]))
+        return used_cpu(info)
+
+    def cpu_facts(self, info: dict[str, str]) -> dict[str, float]:
+        """CPU seconds of the server and of the measured phase's client, each with the wall
+        seconds they were used in: a client and a server that take turns on one request
+        chain and together use a core leave the disk no say in the pace (runs.cpu_bound)."""
+        started, at = self.server_cpu_start
+        client = self.clients[-1]
+        assert isinstance(client, Client)
+        if client.cpu_s is None or client.cpu_wall_s is None:
+            raise AgentError(f"tenant {self.tenant}: the YCSB client's CPU time was never read "
+                             f"(it ran under {WATCH_S} s?)")
+        return {"server_s": round(used_cpu(info) - started, 3),
+                "server_wall_s": round(time.monotonic() - at, 3),
+                "client_s": client.cpu_s, "client_wall_s": round(client.cpu_wall_s, 3)}
 
     def stop(self, shell: TenantShell) -> None:
         for client in self.clients:
