@@ -246,8 +246,8 @@ def ordered_beside(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """The rows whose neighbour is in `order`, `beside` a categorical in that order (only the
     neighbours present, so a figure draws no empty slots)."""
     rows = rows[rows["beside"].isin(order)].copy()
-    rows["beside"] = pd.Categorical(rows["beside"], [b for b in order
-                                                     if b in set(rows["beside"])])
+    values = rows["beside"].astype(str)  # not an earlier call's categories
+    rows["beside"] = pd.Categorical(values, [b for b in order if b in set(values)])
     return rows
 
 

@@ -13,6 +13,7 @@ import hashlib
 import io
 import os
 import sys
+import threading
 import time
 import uuid
 import zipfile
@@ -25,6 +26,7 @@ BUNDLE_PACKAGE = "agent"  # bundled whole: data files such as fsync.bt come alon
 BUNDLE_MAIN = "import sys\n\nfrom journalbench.agent.main import main\n\nsys.exit(main())\n"
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 STALE_BUNDLE_S = 3600  # a concurrent build may still be uploading an older bundle
+_PARSING = threading.Lock()
 
 
 def _module_file(dotted: str) -> Path | None:
@@ -38,9 +40,17 @@ def _module_file(dotted: str) -> Path | None:
     return None
 
 
-def _top_level_imports(path: Path) -> set[str]:
+def _parsed(path: Path) -> ast.Module:
+    # CPython 3.11's parser keeps its recursion depth in shared state: two threads parsing at
+    # once (two hosts' bundles built in parallel) can fail with "AST constructor recursion
+    # depth mismatch"
+    with _PARSING:
+        return ast.parse(path.read_text(), str(path))
+
+
+def _top_level_imports(tree: ast.Module) -> set[str]:
     """Dotted names a module imports when it is loaded (not inside functions or TYPE_CHECKING)."""
-    return _imports_in(ast.parse(path.read_text(), str(path)).body)
+    return _imports_in(tree.body)
 
 
 def _imports_in(body: list[ast.stmt]) -> set[str]:
@@ -60,11 +70,11 @@ def _imports_in(body: list[ast.stmt]) -> set[str]:
     return names
 
 
-def _own_imports(path: Path) -> set[str]:
+def _own_imports(tree: ast.Module) -> set[str]:
     """The journalbench modules a module imports anywhere, inside functions too: the agent
     needs them when that function runs (a parser the workload checks its output with)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -114,11 +124,12 @@ def bundle_members() -> list[tuple[str, Path]]:
             init = PACKAGE_DIR / parent / "__init__.py"
             if init.is_file() and init not in seen:
                 queue.append(init)
-        for name in _own_imports(path):
+        tree = _parsed(path)
+        for name in _own_imports(tree):
             target = _module_file(name)
             if target is not None and target not in seen:
                 queue.append(target)
-        for name in _top_level_imports(path):
+        for name in _top_level_imports(tree):
             root = name.split(".")[0]
             if root != "journalbench" and root not in sys.stdlib_module_names:
                 raise AgentError(
