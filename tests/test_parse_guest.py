@@ -39,23 +39,21 @@ def test_an_interval_without_a_tick_counts_bytes_not_busy() -> None:
     assert report.disk_bytes == sum(r["disk_read_bytes"] + r["disk_write_bytes"] for r in rows)
 
 
-def test_a_report_without_any_tick_is_an_error(tmp_path: Path) -> None:
-    rows = lines("guest-a.jsonl")
-    for row in rows:
-        row["vcpu_busy"] = None
+def every_second_busy(tmp_path: Path, busy: float | None) -> Path:
+    """guest-a.jsonl with every second's vcpu_busy set to `busy`."""
+    rows = [{**row, "vcpu_busy": busy} for row in lines("guest-a.jsonl")]
     path = tmp_path / "guest-a.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_a_report_without_any_tick_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="no interval with a vCPU tick"):
-        parse_guest(path, "a")
+        parse_guest(every_second_busy(tmp_path, None), "a")
 
 
 def test_a_saturated_vcpu_marks_the_tenant_cpu_bound(tmp_path: Path) -> None:
-    rows = lines("guest-a.jsonl")
-    for row in rows:
-        row["vcpu_busy"] = SATURATED
-    path = tmp_path / "guest-a.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    report = parse_guest(path, "a")
+    report = parse_guest(every_second_busy(tmp_path, SATURATED), "a")
     assert report.saturated_share == 1 and report.cpu_bound
 
 
