@@ -246,7 +246,7 @@ def ordered_beside(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """The rows whose neighbour is in `order`, `beside` a categorical in that order (only the
     neighbours present, so a figure draws no empty slots)."""
     rows = rows[rows["beside"].isin(order)].copy()
-    values = rows["beside"].astype(str)  # not an earlier call's categories
+    values = rows["beside"].astype(str)  # whatever categories the rows came with
     rows["beside"] = pd.Categorical(values, [b for b in order if b in set(values)])
     return rows
 
@@ -305,26 +305,23 @@ def fileprep_table(processed: Path | str, raw: Path | str) -> pd.DataFrame | Non
     return prep_table(by_prep(runs, experiments))
 
 
-def database_tenant(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str,
-                    order: list[str]) -> pd.DataFrame:
+def database_tenant(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str) -> pd.DataFrame:
     """The rows of the tenant running the database `tool` (mariadb, redis) in the campaign's
-    runs whose neighbour is in `order` (ordered_beside); of two MariaDB tenants, the 70% one
-    (`victim`), as the thesis's figures show it."""
+    runs; of two MariaDB tenants, the 70% one (`victim`), as the thesis's figures show it."""
     rows = runs_for(runs, experiments)
     rows = rows[rows["tool"] == tool]
-    rows = rows[(rows["beside"] != tool) | (rows["tenant"] == "victim")]
-    return ordered_beside(rows, order)
+    return rows[(rows["beside"] != tool) | (rows["tenant"] == "victim")]
 
 
 def redis_runs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     """C21-C23: the Redis tenant alone and beside each buffered fio writer."""
-    return database_tenant(runs, experiments, "redis", REDIS_BESIDE)
+    return ordered_beside(database_tenant(runs, experiments, "redis"), REDIS_BESIDE)
 
 
 def mysql_runs(runs: pd.DataFrame, experiments: pd.DataFrame, share: float) -> pd.DataFrame:
     """C5-C7, C11-C14, C16, C19: the MariaDB tenant whose weights promise it `share` (0.7 or
     0.3; alone it holds 0.7's weight) alone, beside another MariaDB or beside a fio writer."""
-    rows = database_tenant(runs, experiments, "mariadb", MYSQL_BESIDE)
+    rows = database_tenant(runs, experiments, "mariadb")
     alone = rows["beside"] == "alone"
     return ordered_beside(rows[alone | (rows["target_share"].round(2) == share)],
                           MYSQL_BESIDE)

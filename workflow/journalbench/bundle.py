@@ -48,12 +48,8 @@ def _parsed(path: Path) -> ast.Module:
         return ast.parse(path.read_text(), str(path))
 
 
-def _top_level_imports(tree: ast.Module) -> set[str]:
-    """Dotted names a module imports when it is loaded (not inside functions or TYPE_CHECKING)."""
-    return _imports_in(tree.body)
-
-
 def _imports_in(body: list[ast.stmt]) -> set[str]:
+    """Dotted names a module imports when it is loaded (not inside functions or TYPE_CHECKING)."""
     names: set[str] = set()
     for node in body:
         if isinstance(node, ast.Import):
@@ -129,7 +125,7 @@ def bundle_members() -> list[tuple[str, Path]]:
             target = _module_file(name)
             if target is not None and target not in seen:
                 queue.append(target)
-        for name in _top_level_imports(tree):
+        for name in _imports_in(tree.body):
             root = name.split(".")[0]
             if root != "journalbench" and root not in sys.stdlib_module_names:
                 raise AgentError(

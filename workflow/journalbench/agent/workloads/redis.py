@@ -419,7 +419,7 @@ class Redis(Workload):
         report = out / runfolder.ycsb_file(self.tenant)
         self.checked(0, report, out / runfolder.ycsb_stderr(self.tenant), "run")
         socket = f"{self.tenant_folder(shell)}/{SOCKET}"
-        info = info_fields(shell.run(["redis-cli", "-s", socket, "info", "all"]))
+        info = self.info(shell, "all")
         if info.get("aof_last_write_status") != "ok":
             raise AgentError(f"tenant {self.tenant}: Redis reports aof_last_write_status "
                              f"{info.get('aof_last_write_status')!r} (see redis-{self.tenant}.log)")
@@ -442,11 +442,14 @@ class Redis(Workload):
         (out / runfolder.redis_file(self.tenant)).write_text(
             json.dumps(facts, indent=1, sort_keys=True) + "\n")
 
+    def info(self, shell: TenantShell, section: str) -> dict[str, str]:
+        """Redis's INFO `section`, read inside the tenant."""
+        return info_fields(shell.run(["redis-cli", "-s", f"{self.tenant_folder(shell)}/{SOCKET}",
+                                      "info", section]))
+
     def server_cpu(self, shell: TenantShell) -> float:
         """redis-server's CPU seconds so far (INFO's used_cpu_sys + used_cpu_user)."""
-        info = info_fields(shell.run(["redis-cli", "-s", f"{self.tenant_folder(shell)}/{SOCKET}",
-                                      "info", "cpu"]))
-        return used_cpu(info)
+        return used_cpu(self.info(shell, "cpu"))
 
     def cpu_facts(self, info: dict[str, str]) -> dict[str, float]:
         """CPU seconds of the server and of the measured phase's client, each with the wall
