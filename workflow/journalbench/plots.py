@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from journalbench import stats
 from journalbench.analysis import arm_order, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
@@ -63,20 +64,42 @@ def one_legend(axes: list[plt.Axes]) -> None:
 
 def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
          ylabel: str, order: list[str] | None = None) -> plt.Figure:
-    """Median over repetitions with a 95% bootstrap CI, per x and hue; a panel per device
-    profile."""
+    """Median over repetitions with its 95% bootstrap CI, per x and hue; a panel per device
+    profile. The intervals are the tables' own (stats.condition_medians), not seaborn's."""
     if "arm" in (x, hue):
         frame = labelled_arms(frame)
-    order = order or levels(frame, x)
-    hue_order = arms_in(frame) if hue == "arm" else levels(frame, hue)
+    order = [str(v) for v in order or levels(frame, x)]
+    hue_order = arms_in(frame) if hue == "arm" else [str(v) for v in levels(frame, hue)]
     groups = panels(frame)
     fig, axes = panel_axes(groups, 8, 4)
     for ax, (_, rows) in zip(axes, groups, strict=True):
-        sns.barplot(data=rows, x=x, y=y, hue=hue, order=order, estimator=np.median,
-                    errorbar=("ci", 95), seed=1, ax=ax, hue_order=hue_order)
+        rows = rows.assign(**{x: rows[x].astype(str), hue: rows[hue].astype(str)})
+        table = stats.condition_medians(rows, [x, hue], y)
+        grouped_bars(ax, table, x, hue, order, hue_order)
+        ax.set_xlabel(x)
         ax.set_ylabel(ylabel)
     one_legend(axes)
     return titled(fig, title, host)
+
+
+def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: list[str],
+                 hue_order: list[str]) -> None:
+    """Bars of `median` with `low`-`high` error bars, hue levels side by side within each x."""
+    width = 0.8 / len(hue_order)
+    colours = sns.color_palette(n_colors=len(hue_order))
+    for i, (level, colour) in enumerate(zip(hue_order, colours, strict=True)):
+        rows = table[table[hue] == level].set_index(x).reindex(order)
+        where = np.arange(len(order)) - 0.4 + width * (i + 0.5)
+        present = rows["median"].notna().to_numpy()
+        if not present.any():
+            continue
+        rows, where = rows[present], where[present]
+        ax.bar(where, rows["median"], width, color=colour, label=level)
+        spread = [(rows["median"] - rows["low"]).fillna(0),
+                  (rows["high"] - rows["median"]).fillna(0)]
+        ax.errorbar(where, rows["median"], yerr=spread, fmt="none", ecolor="0.26", elinewidth=2.2)
+    ax.set_xticks(np.arange(len(order)), order)
+    ax.legend(title=hue)
 
 
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
