@@ -204,6 +204,36 @@ def test_a_single_profile_campaign_reads_as_before() -> None:
     assert panel_titles(plots.shares(rows, "arm", "t", "h", target=0.7)) == [""]
 
 
+def test_bars_are_the_tables_medians_and_intervals_and_empty_without_runs() -> None:
+    from matplotlib.container import ErrorbarContainer
+
+    from journalbench import plots
+
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"{arm}-{beside}-{rep}", "repetition": rep, "arm": arm,
+         "virt_accel": None, "beside": beside, "tenant": "victim", "device_profile": "native",
+         "device_fsync_lat_ms": 0.1,
+         "throughput_mb_s": 10.0 + rep * (3 if arm == "shared-journal" else 1)
+         + (5 if beside == "high-fsync" else 0)}
+        for arm in ("shared-journal", "journal-accounted") for beside in ("no-fsync", "high-fsync")
+        for rep in range(4)])
+    rows = rows[(rows["arm"] != "journal-accounted") | (rows["beside"] != "no-fsync")]
+    fig = plots.bars(rows, "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
+    ax = fig.axes[0]
+    table = analysis.medians(rows, ["beside", "arm"], "throughput_mb_s")
+    assert len(table) == 3 and len(ax.patches) == 3  # the missing condition draws no bar
+    assert sorted(bar.get_height() for bar in ax.patches) == pytest.approx(sorted(table["median"]))
+    intervals = sorted(tuple(segment[:, 1]) for container in ax.containers
+                       if isinstance(container, ErrorbarContainer)
+                       for segment in container.lines[2][0].get_segments())
+    assert intervals == [pytest.approx(pair) for pair in sorted(zip(table["low"], table["high"],
+                                                                    strict=True))]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["shared-journal",
+                                                                   "journal-accounted"]
+    empty = plots.bars(rows.iloc[:0], "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
+    assert not empty.axes[0].patches and empty.axes[0].get_legend() is None
+
+
 def test_panels_order_profiles_and_name_hosts_when_several() -> None:
     rows = pd.DataFrame({"host": ["b", "a", "a", "a"],
                          "device_profile": ["native", "hdd", "zz-new", None],

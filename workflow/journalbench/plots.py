@@ -84,22 +84,26 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
 
 def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: list[str],
                  hue_order: list[str]) -> None:
-    """Bars of `median` with `low`-`high` error bars, hue levels side by side within each x."""
-    width = 0.8 / len(hue_order)
-    colours = sns.color_palette(n_colors=len(hue_order))
-    for i, (level, colour) in enumerate(zip(hue_order, colours, strict=True)):
+    """Bars of `median` with `low`-`high` error bars, hue levels side by side within each x;
+    a legend only when a bar was drawn (a campaign may lack a figure's runs)."""
+    width = 0.8 / max(len(hue_order), 1)
+    colours = sns.color_palette(n_colors=max(len(hue_order), 1))
+    drawn = False
+    for i, (level, colour) in enumerate(zip(hue_order, colours, strict=False)):
         rows = table[table[hue] == level].set_index(x).reindex(order)
-        where = np.arange(len(order)) - 0.4 + width * (i + 0.5)
         present = rows["median"].notna().to_numpy()
         if not present.any():
             continue
-        rows, where = rows[present], where[present]
+        where = (np.arange(len(order)) - 0.4 + width * (i + 0.5))[present]
+        rows = rows[present]
         ax.bar(where, rows["median"], width, color=colour, label=level)
         spread = [(rows["median"] - rows["low"]).fillna(0),
                   (rows["high"] - rows["median"]).fillna(0)]
         ax.errorbar(where, rows["median"], yerr=spread, fmt="none", ecolor="0.26", elinewidth=2.2)
+        drawn = True
     ax.set_xticks(np.arange(len(order)), order)
-    ax.legend(title=hue)
+    if drawn:
+        ax.legend(title=hue)
 
 
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
