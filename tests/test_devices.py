@@ -115,6 +115,8 @@ def test_a_drifted_device_fails_the_run(hdd_host, tmp_path):
         path.unlink()
     assert proc.returncode != 0
     assert "not the one calibrated" in stderr and str(path) in stderr
+    assert "in two probes in a row" in stderr  # probed again before failing
+    assert "probing again" in (tmp_path / "drifted" / runfolder.RUN_LOG).read_text()
     assert not (tmp_path / "drifted" / runfolder.MANIFEST).exists()
     assert not system_residue(hdd_host["name"], hdd_host["state_dir"])
 
@@ -144,3 +146,12 @@ def test_a_reference_measured_on_a_busy_machine_is_used_but_not_kept(agent_host,
         "reference"]["load"]
     assert load["busy_share"] > BUSY_LIMIT
     assert "not kept" in stderr and not path.exists()
+
+
+def test_drifted_names_the_figures_beyond_the_limit_and_none_without_a_limit():
+    from journalbench.agent.devices.calibrate import drifted
+
+    record = {"drift": {"write_fsync_per_s": 0.02, "seq_write_mb_s": -0.12}, "drift_limit": 0.10}
+    assert drifted(record) == ["seq_write_mb_s"]
+    assert drifted({**record, "drift": {"write_fsync_per_s": 0.1, "seq_write_mb_s": -0.1}}) == []
+    assert drifted({**record, "drift_limit": None}) == []

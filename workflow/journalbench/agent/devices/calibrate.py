@@ -134,19 +134,35 @@ def drift(run: dict[str, Any], ref: dict[str, Any]) -> dict[str, float]:
 
 def check(host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
           mount: Path) -> dict[str, Any]:
-    """The calibration record of one run: its probe, the reference, and their drift."""
+    """The calibration record of one run: its probe, the reference, and their drift.
+
+    A probe beyond the drift limit is taken once more before the run fails: the sequential
+    probe lasts 0.5 s, and one hiccup in it (seen once in ~190 hdd runs: -12% where the others
+    lay within +4.5..+6.4%) must not stop a campaign of hours. The record keeps the first
+    probe as `retried` when the second was needed, and the run fails if that drifts too."""
     ref = reference(host, profile, device, mount)
     run = probe(device)
-    moved = drift(run, ref)
-    record = {"probe": run, "reference": ref, "drift": moved,
+    record = {"probe": run, "reference": ref, "drift": drift(run, ref),
               "drift_limit": profile.DRIFT_LIMIT, "reference_file": str(
                   reference_path(host, profile))}
-    limit = profile.DRIFT_LIMIT
-    if limit is not None:
-        for key, value in moved.items():
-            if abs(value) > limit:
-                raise AgentError(
-                    f"device profile {profile.NAME}: {key} is {run[key]}, {value:+.0%} from "
-                    f"its reference {ref[key]} ({record['reference_file']}); more than "
-                    f"{limit:.0%}: the device is not the one calibrated")
+    if not drifted(record):
+        return record
+    log.warning("device profile %s: probe drifted %s from its reference; probing again",
+                profile.NAME, record["drift"])
+    run = probe(device)
+    record.update(retried={"probe": record["probe"], "drift": record["drift"]}, probe=run,
+                  drift=drift(run, ref))
+    moved = drifted(record)
+    if moved:
+        key = moved[0]
+        raise AgentError(
+            f"device profile {profile.NAME}: {key} is {run[key]}, {record['drift'][key]:+.0%} "
+            f"from its reference {ref[key]} ({record['reference_file']}) in two probes in a "
+            f"row; more than {profile.DRIFT_LIMIT:.0%}: the device is not the one calibrated")
     return record
+
+
+def drifted(record: dict[str, Any]) -> list[str]:
+    """The compared figures of the record's probe beyond the profile's drift limit."""
+    limit = record["drift_limit"]
+    return [] if limit is None else [k for k, v in record["drift"].items() if abs(v) > limit]
