@@ -88,7 +88,6 @@ def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: lis
     a legend only when a bar was drawn (a campaign may lack a figure's runs)."""
     width = 0.8 / max(len(hue_order), 1)
     colours = sns.color_palette(n_colors=max(len(hue_order), 1))
-    drawn = False
     for i, (level, colour) in enumerate(zip(hue_order, colours, strict=False)):
         rows = table[table[hue] == level].set_index(x).reindex(order)
         present = rows["median"].notna().to_numpy()
@@ -100,9 +99,8 @@ def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: lis
         spread = [(rows["median"] - rows["low"]).fillna(0),
                   (rows["high"] - rows["median"]).fillna(0)]
         ax.errorbar(where, rows["median"], yerr=spread, fmt="none", ecolor="0.26", elinewidth=2.2)
-        drawn = True
     ax.set_xticks(np.arange(len(order)), order)
-    if drawn:
+    if ax.patches:  # the bars drawn
         ax.legend(title=hue)
 
 
