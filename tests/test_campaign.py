@@ -67,9 +67,37 @@ def test_identical_specs_of_two_experiments_are_one_run(tmp_path, repo):
     assert len(runs) == 8
 
 
+def test_an_experiment_may_repeat_more_than_the_campaign(tmp_path, repo):
+    """As a power analysis asks per claim; still repetition-major."""
+    more = BASE + """  - id: alone
+    claims: [C8]
+    repetitions: 4
+    arms: [shared-journal]
+    tenants:
+      - {name: victim, weight: 700, workload: {tool: fio, preset: high-fsync}}
+"""
+    runs = campaign.plan(write(tmp_path, more), campaign.load_hosts(str(repo / HOST)))
+    alone = [r.spec["repetition"] for r in runs if len(r.spec["tenants"]) == 1]
+    pairs = [r.spec["repetition"] for r in runs if len(r.spec["tenants"]) == 2]
+    assert alone == [1, 2, 3, 4] and sorted(pairs) == [1] * 4 + [2] * 4
+    assert [r.spec["repetition"] for r in runs] == sorted(r.spec["repetition"] for r in runs)
+
+
+def test_an_experiment_sets_bfq_from_its_vary_values(tmp_path, repo):
+    """Over the campaign's tunables; each setting is its own run (its own id)."""
+    text = (BASE.replace("experiments:", "bfq: {slice_idle: 0}\nexperiments:")
+            .replace("    vary: {n: [no-fsync, high-fsync]}",
+                     "    vary: {n: [no-fsync, high-fsync], sg: [0, 1]}\n"
+                     "    bfq: {strict_guarantees: \"{sg}\"}"))
+    runs = campaign.plan(write(tmp_path, text), campaign.load_hosts(str(repo / HOST)))
+    assert len(runs) == 2 * 2 * 2 * 2 and len({r.run_id for r in runs}) == len(runs)
+    assert {json.dumps(r.spec["bfq"], sort_keys=True) for r in runs} == {
+        '{"slice_idle": 0, "strict_guarantees": 0}', '{"slice_idle": 0, "strict_guarantees": 1}'}
+
+
 @pytest.mark.parametrize(("change", "field"), [
     (("repetitions: 2", "repetitions: 0"), "repetitions"),
-    (("claims: [C8]", "claims: [C24]"), "experiments.0.claims.0"),
+    (("claims: [C8]", "claims: [C25]"), "experiments.0.claims.0"),
     (("arms: [shared-journal, journal-accounted]", "arms: [docker]"), "experiments.0.arms.0"),
 ])
 def test_bad_campaign_names_file_and_field(tmp_path, change, field):

@@ -91,12 +91,19 @@ def planned_tenants(experiment: dict[str, Any], values: dict[str, Any]) -> list[
     return tenants
 
 
+def repetitions(campaign: dict[str, Any], experiment: dict[str, Any]) -> int:
+    return int(experiment.get("repetitions", campaign["repetitions"]))
+
+
 def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
     """Every distinct run spec of the campaign, repetition-major; identical specs of two
     experiments (e.g. the 70/30 no-fsync pair of C3 and C15) are one run."""
     specs: dict[str, dict[str, Any]] = {}
-    for repetition in range(1, campaign["repetitions"] + 1):
+    most = max(repetitions(campaign, e) for e in campaign["experiments"])
+    for repetition in range(1, most + 1):
         for experiment in campaign["experiments"]:
+            if repetition > repetitions(campaign, experiment):
+                continue
             devices = experiment.get("devices", campaign.get("devices", [None]))
             for device, values, arm in itertools.product(devices, conditions(experiment),
                                                          experiment["arms"]):
@@ -110,8 +117,9 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                                                                   window.DEFAULT_WARMUP_S))
                 if warmup != window.ABSENT_WARMUP_S:  # absent: none (and old run ids)
                     spec["warmup_s"] = warmup
-                if "bfq" in campaign:
-                    spec["bfq"] = campaign["bfq"]
+                bfq = {**campaign.get("bfq", {}), **substitute(experiment.get("bfq", {}), values)}
+                if bfq:
+                    spec["bfq"] = bfq
                 if device is not None:  # without it, the host's own profile (and old run ids)
                     spec["device"] = device
                 where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
