@@ -23,7 +23,7 @@ COLUMNS = ["campaign", "host", "hostname", "run_id", "arm", "tenant", "preset", 
            "beside", "bs", "n_tenants", "device_profile", "device_fsync_lat_ms",
            "throughput_mb_s", "fsync_lat_mean_ms", "fsync_per_s", "achieved_share",
            "shared_jbd2_share", "target_share", "virt_accel", "cpu_bound", "ref_high_fsync_ms",
-           "ref_high_fsync_per_s", "tool_runtime_s", "tool", "ops_s", "db_fsyncs_per_s"]
+           "ref_high_fsync_per_s", "tool_runtime_s", "tool", "ops_s", "db_fsyncs_per_s", "bfq"]
 
 
 class Plan:
@@ -209,6 +209,21 @@ def test_claims_without_runs_are_partially_measured_saying_what_is_missing() -> 
     assert table.loc["C5", "verdict"] == PARTIAL and "vm runs of MariaDB" in table.loc["C5", "why"]
     assert table.loc["C22", "verdict"] == PARTIAL and "Redis runs" in table.loc["C22", "why"]
     assert table.loc["C8", "verdict"] == PARTIAL and "nothing measured" in table.loc["C8", "why"]
+
+
+def test_two_bfq_settings_are_two_families_never_pooled() -> None:
+    """Half the runs at each setting: each family is judged on its own half."""
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    assert plan.verdicts().loc["C10", "verdict"] == REPRODUCED
+    for row in plan.rows:
+        row["bfq"] = f"strict_guarantees={int(row['run_id'][-1]) % 2}"
+    table, checks_, _ = claims.ledger(*plan.tables())
+    assert sorted(table.loc[table["claim"] == "C10", "bfq"]) == [
+        "strict_guarantees=0", "strict_guarantees=1"]
+    runs = checks_[checks_["claim"] == "C10"].groupby("bfq")["runs"].max()
+    assert runs.sum() == 10 and runs.max() < 10  # each family counts its own runs only
 
 
 def test_holm_runs_over_claims_not_checks() -> None:

@@ -72,6 +72,12 @@ def databases(root: Path) -> Path:
                        "bytes": [MB, MB]}]))
 
 
+def edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
 def raw_fio(path: Path) -> dict:
     text = path.read_text()
     return json.JSONDecoder().raw_decode(text, text.index("{"))[0]
@@ -186,6 +192,13 @@ def test_database_tenants(raw: Path, tmp_path: Path) -> None:
     assert db.jbd2_charged_share == pytest.approx(8 / 10)
 
 
+def test_bfq_setting_is_a_column(raw: Path, tmp_path: Path) -> None:
+    """As each run read BFQ's tunables back (a campaign may vary them)."""
+    tidy.tidy(raw, tmp_path / "out")
+    runs, _, _ = tables(tmp_path / "out")
+    assert set(runs["bfq"]) == {"strict_guarantees=1 slice_idle_us=8000 low_latency=1"}
+
+
 def test_samples_table(raw: Path, tmp_path: Path) -> None:
     tidy.tidy(raw, tmp_path / "out")
     runs, samples, _ = tables(tmp_path / "out")
@@ -238,6 +251,8 @@ def test_incomplete_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,
     (lambda f: (f / "io-samples.jsonl").write_text('{"t": 1.0'), "io-samples.jsonl:1:"),
     (lambda f: (f / "host.json").write_text('{"hostname": "x"}'), "virt_accel"),
     (lambda f: (f / "fio-b.json").unlink(), "fio-b.json: file not found"),
+    (lambda f: edit_json(f / "host.json", lambda h: h["bfq"].pop("low_latency")),
+     "host.json: no 'bfq.low_latency'"),
 ])
 def test_damaged_run_is_unusable(tmp_path: Path, damage, words: str) -> None:
     folder = shared_journal(tmp_path / "raw")

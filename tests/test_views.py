@@ -247,3 +247,18 @@ def test_panels_order_profiles_and_name_hosts_when_several() -> None:
     unnamed = analysis.panels(rows.drop(columns="device_profile"))  # one device per host
     assert [title for title, _ in unnamed] == ["host a, device fsync 1.00 ms",
                                                "host b, device fsync 0.10 ms"]
+
+
+def test_two_bfq_settings_get_their_own_rows_and_panels() -> None:
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"r{sg}{rep}", "arm": "shared-journal", "virt_accel": None,
+         "beside": "no-fsync", "tenant": "victim", "device_profile": "hdd",
+         "bfq": f"strict_guarantees={sg}", "device_fsync_lat_ms": 20.0,
+         "achieved_share": 0.5 + sg / 10} for sg in (0, 1) for rep in range(3)])
+    table = analysis.medians(rows, ["arm"], "achieved_share")
+    assert table[["bfq", "median"]].values.tolist() == [["strict_guarantees=0", 0.5],
+                                                        ["strict_guarantees=1", 0.6]]
+    assert [title for title, _ in analysis.panels(rows)] == [
+        "hdd: device fsync 20.00 ms, BFQ strict_guarantees=0",
+        "hdd: device fsync 20.00 ms, BFQ strict_guarantees=1"]
+    assert [title for title, _ in analysis.panels(rows[rows["bfq"].str.endswith("1")])] == [None]

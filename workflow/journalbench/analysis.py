@@ -31,6 +31,7 @@ SAME_JOB = {"no-fsync": "seqwrite-64k"}
 REDIS_BESIDE = ["alone", "buffered-no-fsync", "buffered-low-fsync", "buffered-high-fsync"]
 MYSQL_BESIDE = ["alone", "mariadb", *BESIDE_ORDER[1:]]
 PROFILE = "device_profile"
+BFQ = "bfq"
 
 
 def load(processed: Path | str,
@@ -64,9 +65,9 @@ def profile_order(names: Any) -> list[str]:
 
 
 def apart(rows: pd.DataFrame) -> list[str]:
-    """The columns whose values are never pooled: host, and the device profile where the rows
-    record one."""
-    return ["host", PROFILE] if PROFILE in rows.columns else ["host"]
+    """The columns whose values are never pooled: host, and the device profile and BFQ
+    setting where the rows record them."""
+    return ["host", *(key for key in (PROFILE, BFQ) if key in rows.columns)]
 
 
 def device_fsync(rows: pd.DataFrame) -> str:
@@ -148,6 +149,8 @@ def panels(rows: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
         values = dict(zip(keys, key, strict=True))
         title = f"{values[PROFILE]}: " if PROFILE in values else ""
         title += device_fsync(group) if "device_fsync_lat_ms" in group.columns else ""
+        if BFQ in values and rows[BFQ].nunique() > 1:
+            title = f"{title}, BFQ {values[BFQ]}"
         if hosts > 1:
             title = f"host {values['host']}, {title}"
         titled.append((title.rstrip(": "), group))
@@ -268,6 +271,28 @@ def high_fsync_pair(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFra
     rows = runs_for(runs, experiments, claim="C17")
     return rows[(rows["n_tenants"] == 2) & (rows["preset"] == "high-fsync")
                 & (rows["beside"] == "high-fsync")]
+
+
+def starvation_pair(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C24: the 70% high-fsync victim beside a 30% no-fsync writer, in the claim's runs."""
+    rows = by_beside(runs, experiments, "C24")
+    return rows[(rows["preset"] == "high-fsync") & (rows["beside"] == "no-fsync")]
+
+
+# where a tenant's disk time goes: its share, and how long its own and its journal's requests
+# waited in the I/O scheduler (insert -> issue) per request
+WAITS = {"achieved_share": "share of the disk", "own_wait_ms": "own requests' wait, ms",
+         "jbd2_wait_ms": "its jbd2's requests' wait, ms"}
+
+
+def scheduler_waits(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per host, device profile, BFQ setting and arm: the median (with its CI) of each WAITS
+    measure over the runs, one row per measure; runs sampled before the wait have none."""
+    tables = [medians(rows, ["arm"], column).assign(measure=label)
+              for column, label in WAITS.items() if rows[column].notna().any()]
+    if not tables:
+        return pd.DataFrame(columns=[*apart(rows), "arm", "measure", "median", "low", "high"])
+    return pd.concat(tables, ignore_index=True)
 
 
 def by_prep(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
@@ -391,6 +416,7 @@ def views(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFra
         "c15-arms-throughput": sequential_writers(runs, experiments),
         "c17-split": high_fsync_pair(runs, experiments),
         "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
+        "c24-starvation": starvation_pair(runs, experiments),
         "fileprep-jbd2-share": by_prep(runs, experiments),
         "mysql-at-70": mysql_runs(runs, experiments, 0.7),
         "mysql-at-30": mysql_runs(runs, experiments, 0.3),

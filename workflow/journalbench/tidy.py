@@ -59,12 +59,13 @@ RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("own_time_s", "float64"), ("jbd2_time_s", "float64"), ("own_time_share", "float64"),
     ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
     ("achieved_time_share", "float64"), ("other_time_share", "float64"),
+    ("own_wait_ms", "float64"), ("jbd2_wait_ms", "float64"), ("shared_jbd2_wait_ms", "float64"),
     ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
     ("guest_disk_bytes", "int64"), ("guest_jbd2_bytes", "int64"),
     ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
     ("scheduler", "string"), ("device_kind", "string"),
     ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
-    ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"),
+    ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
     ("device_profile", "string"), ("emulator_cpu_share", "float64"),
     ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
     ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
@@ -78,7 +79,7 @@ SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("own_bytes", "int64"), ("mb_s", "float64"), ("device_share", "float64"),
     ("ops", "int64"),
     ("requests", "int64"), ("own_requests", "int64"), ("time_s", "float64"),
-    ("own_time_s", "float64"), ("time_share", "float64"),
+    ("own_time_s", "float64"), ("time_share", "float64"), ("wait_s", "float64"),
 )
 SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("folder", "string"), ("status", "string"), ("reason", "string"),

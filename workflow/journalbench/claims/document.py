@@ -24,14 +24,15 @@ CSV_COLUMNS = [*FAMILY, "claim", "verdict", "p_for_holm", "p_against_holm", "par
 
 
 def family_name(row: pd.Series | dict) -> str:
-    return f"{row['campaign']} / {row['host']} / {row['device_profile']}"
+    return f"{row['campaign']} / {row['host']} / {row['device_profile']} / BFQ {row['bfq']}"
 
 
 def intro(claims: pd.DataFrame) -> list[Block]:
     families = claims.drop_duplicates(FAMILY)
     return [
-        ("p", "Every claim of the thesis, tested on the runs of each campaign, host and device "
-              "profile (a *family*: runs of different families are never pooled). Families: "
+        ("p", "Every claim of the thesis, tested on the runs of each campaign, host, device "
+              "profile and BFQ setting (a *family*: runs of different families are never "
+              "pooled). Families: "
               + ", ".join(family_name(r) for _, r in families.iterrows()) + "."),
         ("p", "Verdicts, fixed in code before data (docs/claims.md has each claim's checks, "
               "margins and preconditions): **reproduced** (every check significant), "

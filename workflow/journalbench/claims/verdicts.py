@@ -1,5 +1,5 @@
-"""From checks to verdicts, one family at a time (the runs of one campaign, host and device
-profile: runs of different hosts or devices are never pooled).
+"""From checks to verdicts, one family at a time (the runs of one campaign, host, device
+profile and BFQ setting: runs of different hosts, devices or schedulers are never pooled).
 
 A claim is the intersection of its checks: its p-value for "reproduced" is the largest of its
 checks' (an intersection-union test), its p-value for "contradicted" the smallest of its
@@ -42,7 +42,8 @@ REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclu
 PARTIAL, UNTESTABLE = "partially measured", "not testable here"
 VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, PARTIAL, UNTESTABLE)
 MEASURED, MISSING, NOT_TESTABLE = "measured", "missing", "not testable"
-FAMILY = ["campaign", "host", "device_profile"]
+FAMILY = ["campaign", "host", "device_profile", "bfq"]
+UNRECORDED = "unrecorded"  # a table without BFQ settings (made by hand) is one family
 
 
 def run_flags(starved: pd.DataFrame) -> dict[str, str]:
@@ -193,7 +194,9 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     `devices`: runs (of any campaign) that may show each device's journal regime; the runs
     themselves by default."""
     starved = stats.starvation(runs, samples)
-    runs = runs.assign(device_profile=runs["device_profile"].fillna("native"))
+    runs = runs.assign(device_profile=runs["device_profile"].fillna("native"),
+                       bfq=runs.get("bfq", pd.Series(index=runs.index, dtype="object"))
+                       .fillna(UNRECORDED))
     runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
     devices = runs if devices is None else devices
     claims, checks = [], []

@@ -98,8 +98,19 @@ def host_columns(folder: Path, arm: str) -> dict[str, Any]:
         "device_fsync_lat_p50_ms": float(need(host, "device_fsync_lat_ms.p50", path, number)),
         "device_fsync_lat_p99_ms": float(need(host, "device_fsync_lat_ms.p99", path, number)),
         "virt_accel": accel,
+        "bfq": bfq_label(host, path),
         **device_columns(host, path),
     }
+
+
+def bfq_label(host: dict[str, Any], path: Path) -> str:
+    """The BFQ tunables a study may vary, as the run read them back: runs of two settings
+    are never pooled (analysis.apart, the ledger's families)."""
+    return " ".join(f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED)
+
+
+# the tunables a campaign sets to study BFQ (its starvation and isolation), in label order
+BFQ_LABELLED = ("strict_guarantees", "slice_idle_us", "low_latency")
 
 
 def device_columns(host: dict[str, Any], path: Path) -> dict[str, Any]:
