@@ -32,13 +32,14 @@ MS = 1_000_000  # ns
 # lines as bpftrace 0.17 printed them for devtime.bt on this machine (shortened maps): a map
 # with nothing in it prints nothing, a tick ends each batch
 OUTPUT = [
-    '{"type": "printf", "data": "journalbench-devtime 1\\n"}',
+    '{"type": "printf", "data": "journalbench-devtime 2\\n"}',
     '{"type": "printf", "data": "journalbench-devtime tick\\n"}',
     '{"type": "map", "data": {"@requests": {"0,1": 3, "0,31341": 50, "6801,1": 54}}}',
     '{"type": "map", "data": {"@time_ns": {"0,1": 119398, "0,31341": 10720997, '
     '"6801,1": 21559625}}}',
     '{"type": "map", "data": {"@inflight_ns": {"0,1": 425508, "0,31341": 10736543, '
     '"6801,1": 21587926}}}',
+    '{"type": "map", "data": {"@wait_ns": {"0,31341": 5520811, "6801,1": 1280444}}}',
     '{"type": "printf", "data": "journalbench-devtime tick\\n"}',
 ]
 
@@ -50,16 +51,17 @@ def empty() -> dict[str, dict[str, int]]:
 def test_devtime_output_is_read_batch_by_batch() -> None:
     batch: dict[str, dict[str, int]] = {}
     maps = empty()
-    kinds = [read_devtime_line(line, batch, maps) for line in OUTPUT[:5]]
-    assert kinds == ["header", "tick", None, None, None]
+    kinds = [read_devtime_line(line, batch, maps) for line in OUTPUT[:6]]
+    assert kinds == ["header", "tick", None, None, None, None]
     assert maps == empty()  # a batch counts once its tick is read
-    assert read_devtime_line(OUTPUT[5], batch, maps) == "tick"
+    assert read_devtime_line(OUTPUT[6], batch, maps) == "tick"
     assert maps["@requests"] == {"0,1": 3, "0,31341": 50, "6801,1": 54}
     assert maps["@time_ns"]["6801,1"] == 21559625
     assert maps["@inflight_ns"]["0,31341"] == 10736543
+    assert maps["@wait_ns"] == {"0,31341": 5520811, "6801,1": 1280444}
     # each batch replaces the last (totals are cumulative); a map it did not print is empty
     read_devtime_line('{"type": "map", "data": {"@requests": {"0,1": 4}}}', batch, maps)
-    read_devtime_line(OUTPUT[5], batch, maps)
+    read_devtime_line(OUTPUT[6], batch, maps)
     assert maps == {**empty(), "@requests": {"0,1": 4}}
 
 
@@ -161,6 +163,32 @@ def test_shared_journal_is_nobodys(tmp_path: Path) -> None:
     assert a["own_time_share"] == pytest.approx(0.25)
     assert a["shared_jbd2_requests_share"] == pytest.approx(5 / 15)
     assert a["jbd2_time_share"] == 0 and a["other_time_share"] == 0
+
+
+def test_scheduler_wait_per_request_of_tenant_and_journal(tmp_path: Path) -> None:
+    rows = accounted()
+    waits = {"a": 200, "b": 50, "jbd2/loop0p1-8": 120, "jbd2/loop0p2-8": 0, "loop0": 250}
+    rows = [{**row, "wait_ns": waits[str(row["source"])] * MS} for row in rows]
+    columns = currencies.run_columns(tmp_path, samples_of(tmp_path, rows), ["a", "b"])
+    # a's own: 2 * (200 - 120) ms over 160 requests; its journal's 2 * 120 ms over 40
+    assert columns["a"]["own_wait_ms"] == pytest.approx(1.0)
+    assert columns["a"]["jbd2_wait_ms"] == pytest.approx(6.0)
+    assert columns["b"]["own_wait_ms"] == pytest.approx(1.0)
+    assert columns["b"]["jbd2_wait_ms"] is None  # its journal issued no request
+    assert columns["a"]["shared_jbd2_wait_ms"] is None  # no shared journal
+    sample_rows = currencies.sample_columns(samples_of(tmp_path, rows))
+    assert [row["wait_s"] for row in sample_rows[:5]] == pytest.approx([0.2, 0.05, 0.12, 0,
+                                                                        0.25])
+    # a run sampled before the wait was: the columns are null, the rest as before
+    before = currencies.run_columns(tmp_path, samples_of(tmp_path, accounted()), ["a", "b"])
+    assert before["a"]["own_wait_ms"] is None and before["a"]["own_requests"] == 160
+
+
+def test_a_wait_without_requests_is_refused(tmp_path: Path) -> None:
+    rows = accounted(traced=False)
+    rows[0] = {**rows[0], "wait_ns": MS}
+    with pytest.raises(ParseError, match="'wait_ns' without 'requests'"):
+        samples_of(tmp_path, rows)
 
 
 def test_runs_sampled_before_have_no_requests_or_time(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from journalbench.parse.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-TIMES = ("requests", "time_ns", "inflight_ns")
+TIMES = ("requests", "time_ns", "inflight_ns", "wait_ns")
 
 
 def run_pair(host: dict[str, Any], out: Path) -> list[dict[str, Any]]:
@@ -77,3 +77,6 @@ def test_requests_and_device_time_per_tenant_and_journal(agent_host, tmp_path):
     assert runs[0]["other_time_share"] < 0.05
     victim_row = next(row for row in runs if row["tenant"] == "victim")
     assert victim_row["jbd2_time_share"] > 0 and victim_row["jbd2_requests_share"] > 0
+    # requests waited in BFQ before the device got them, the journal's commits too
+    assert device["wait_ns"] > 0 and victim_row["jbd2_wait_ms"] is not None
+    assert victim_row["own_wait_ms"] > 0 and victim_row["jbd2_wait_ms"] >= 0

@@ -21,7 +21,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import IO
 
@@ -63,21 +63,21 @@ class DeviceTime:
     requests: int = 0
     time_ns: int = 0
     inflight_ns: int = 0
+    wait_ns: int = 0
 
     def __add__(self, other: DeviceTime) -> DeviceTime:
-        return DeviceTime(self.requests + other.requests, self.time_ns + other.time_ns,
-                          self.inflight_ns + other.inflight_ns)
+        return DeviceTime(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
     def __sub__(self, other: DeviceTime) -> DeviceTime:
-        return DeviceTime(self.requests - other.requests, self.time_ns - other.time_ns,
-                          self.inflight_ns - other.inflight_ns)
+        return DeviceTime(*(a - b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
 
 Owner = tuple[int, int]  # (pid of a kernel thread, else 0; inode of the io cgroup directory)
 DEVTIME_SCRIPT = "devtime.bt"
-DEVTIME_HEADER = "journalbench-devtime 1"
+DEVTIME_HEADER = "journalbench-devtime 2"
 DEVTIME_TICK = "journalbench-devtime tick"  # ends each batch of map prints
-DEVTIME_MAPS = {"@requests": "requests", "@time_ns": "time_ns", "@inflight_ns": "inflight_ns"}
+DEVTIME_MAPS = {"@requests": "requests", "@time_ns": "time_ns", "@inflight_ns": "inflight_ns",
+                "@wait_ns": "wait_ns"}
 # @owner holds a bio per request in flight; room for far more than a queue's depth
 DEVTIME_MAP_KEYS = 65536
 

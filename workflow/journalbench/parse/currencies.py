@@ -13,6 +13,9 @@ the byte shares' rules, currency X being `requests` or device time:
   other_time_share    = device time owned by no tenant cgroup and no jbd2 thread (the root
                         cgroup's flushers, requests whose first bio was not seen) / the device
                         line's time
+The scheduler wait (insert -> issue, summed the same way) is given per request: own_wait_ms =
+own wait / own requests, jbd2_wait_ms and shared_jbd2_wait_ms likewise; None in runs sampled
+before it.
 """
 
 from __future__ import annotations
@@ -29,14 +32,17 @@ NS = 1e9
 CURRENCIES: dict[str, Callable[[Sample], int | None]] = {
     "requests": lambda sample: sample.requests,
     "time": lambda sample: sample.time_ns,
+    "wait": lambda sample: sample.wait_ns,
 }
+MS = 1e6
 RUN_COLUMNS = (
     "own_requests", "jbd2_requests", "own_requests_share", "jbd2_requests_share",
     "shared_jbd2_requests_share",
     "own_time_s", "jbd2_time_s", "own_time_share", "jbd2_time_share", "shared_jbd2_time_share",
-    "achieved_time_share", "other_time_share",
+    "achieved_time_share", "other_time_share", "own_wait_ms", "jbd2_wait_ms",
+    "shared_jbd2_wait_ms",
 )
-SAMPLE_COLUMNS = ("requests", "own_requests", "time_s", "own_time_s", "time_share")
+SAMPLE_COLUMNS = ("requests", "own_requests", "time_s", "own_time_s", "time_share", "wait_s")
 
 
 def traced(samples: list[Sample]) -> bool:
@@ -100,8 +106,10 @@ def run_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[s
     requests = sums(path, samples, tenants, CURRENCIES["requests"])
     time = sums(path, samples, tenants, CURRENCIES["time"])
     charged = sum(time["cgroup"].values())
+    waits = per_request_waits(path, samples, tenants, requests)
     return {
         tenant: {
+            **waits[tenant],
             "own_requests": requests["own"][tenant], "jbd2_requests": requests["jbd2"][tenant],
             "own_requests_share": ratio(requests["own"][tenant], requests["total"]),
             "jbd2_requests_share": ratio(requests["jbd2"][tenant], requests["total"]),
@@ -115,6 +123,21 @@ def run_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[s
         }
         for tenant in tenants
     }
+
+
+def per_request_waits(path: Path, samples: list[Sample], tenants: list[str],
+                      requests: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Mean scheduler wait per request (ms) of each tenant's own, its jbd2's and the shared
+    jbd2's requests; None throughout for runs sampled before the wait was."""
+    if not all(sample.wait_ns is not None for sample in samples):
+        return {tenant: dict.fromkeys(("own_wait_ms", "jbd2_wait_ms", "shared_jbd2_wait_ms"))
+                for tenant in tenants}
+    wait = sums(path, samples, tenants, CURRENCIES["wait"])
+    return {tenant: {
+        "own_wait_ms": ratio(wait["own"][tenant] / MS, requests["own"][tenant]),
+        "jbd2_wait_ms": ratio(wait["jbd2"][tenant] / MS, requests["jbd2"][tenant]),
+        "shared_jbd2_wait_ms": ratio(wait["shared"] / MS, requests["shared"]),
+    } for tenant in tenants}
 
 
 def sample_columns(samples: list[Sample]) -> list[dict[str, Any]]:
@@ -137,5 +160,6 @@ def sample_columns(samples: list[Sample]) -> list[dict[str, Any]]:
             "time_s": sample.time_ns / NS,
             "own_time_s": own_time[index] / NS if tenant else None,
             "time_share": ratio(sample.time_ns, device[sample.t]),
+            "wait_s": sample.wait_ns / NS if sample.wait_ns is not None else None,
         })
     return rows

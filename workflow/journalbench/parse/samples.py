@@ -3,7 +3,8 @@
 Every line is checked against the documented format, so a truncated last line, a cumulative
 counter where a delta belongs or a missing field stops the run with the file and line named.
 Requests and device time (`requests`, `time_ns`, `inflight_ns`) came later: a line has all
-three or none (runs sampled before them), and then they are None.
+three or none (runs sampled before them), and then they are None. The scheduler wait
+(`wait_ns`) came later still: it needs the other three, and is None in runs sampled before it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from journalbench.parse import json_lines
 KINDS = ("tenant", "jbd2", "device")
 COUNTS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
 TIMES = ("requests", "time_ns", "inflight_ns")  # devtime.bt's; absent in older runs
+WAIT = "wait_ns"  # devtime.bt's too, since its version 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,7 @@ class Sample:
     requests: int | None = None  # None: sampled before requests and device time were
     time_ns: int | None = None
     inflight_ns: int | None = None
+    wait_ns: int | None = None  # None: sampled before the scheduler wait was
 
     @property
     def bytes(self) -> int:
@@ -69,7 +72,9 @@ def check_line(row: Any) -> str | None:
     times = [key for key in TIMES if key in row]
     if times and len(times) < len(TIMES):
         return f"'{sorted(set(TIMES) - set(times))[0]}' missing beside '{times[0]}'"
-    for key in times:
+    if WAIT in row and not times:
+        return f"'{WAIT}' without '{TIMES[0]}'"
+    for key in [*times, *([WAIT] if WAIT in row else [])]:
         if not is_count(row[key]):
             return f"'{key}' not a non-negative integer"
     if kind == "tenant":
@@ -103,6 +108,6 @@ def parse_samples(path: Path | str) -> list[Sample]:
             tenant=row["tenant"] if kind == "jbd2" else None,
             pid=row["pid"] if kind == "jbd2" else None,
             device=row["device"] if kind == "device" else None,
-            **{key: row.get(key) for key in TIMES},
+            **{key: row.get(key) for key in (*TIMES, WAIT)},
         ))
     return samples
