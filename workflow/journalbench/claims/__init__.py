@@ -8,8 +8,9 @@
   VM; the device's journal regime; database runs without a CPU-bound tenant).
 - registry.py: how a claim group adds checks (`@checks_of("C8")`) or pending parts.
 - one module per claim group: fio.py (container halves of the fio claims), vm.py (their VM
-  halves), mariadb.py (the MySQL claims) and redis.py (the Redis claims); dbruns.py holds what
-  the last two share (their tenants, the CPU-bound runs they leave out, the share swing).
+  halves), mariadb.py (the MySQL claims), redis.py (the Redis claims) and starvation.py (C24,
+  ours: journal accounting starving a tenant under BFQ); dbruns.py holds what the database
+  groups share (their tenants, the CPU-bound runs they leave out, the share swing).
 - verdicts.py: checks -> verdict per claim and family, Holm over the claims of a family.
 - document.py: the ledger as a document (Markdown, HTML) and a CSV; power.py: runs needed.
 
@@ -24,7 +25,7 @@ import importlib
 from journalbench.claims.catalog import CLAIMS
 from journalbench.claims.verdicts import VERDICTS, host_tests, ledger
 
-GROUPS = ("fio", "vm", "mariadb", "redis")  # each registers its checks on import
+GROUPS = ("fio", "vm", "mariadb", "redis", "starvation")  # each registers its checks on import
 for _group in GROUPS:
     importlib.import_module(f"journalbench.claims.{_group}")
 
