@@ -211,6 +211,23 @@ def test_claims_without_runs_are_partially_measured_saying_what_is_missing() -> 
     assert table.loc["C8", "verdict"] == PARTIAL and "nothing measured" in table.loc["C8", "why"]
 
 
+def starvation_runs(plan: Plan, accounted: list[float], per: list[float]) -> None:
+    for arm, shares in (("journal-accounted", accounted), ("per-container-journal", per)):
+        plan.victim_runs("C24", arm, "high-fsync", "no-fsync", "achieved_share", shares)
+
+
+@pytest.mark.parametrize(("accounted", "expected"), [
+    ([0.05, 0.08, 0.10, 0.06], REPRODUCED),  # under a quarter of 0.7, and below per-container
+    ([0.66, 0.70, 0.72, 0.69], CONTRADICTED),  # well above the starvation line
+])
+def test_c24_journal_accounting_starvation(accounted: list[float], expected: str) -> None:
+    """No journal regime needed: a fast disk (no calibration, 0.1 ms fsync) tests it."""
+    plan = Plan()
+    starvation_runs(plan, accounted, [0.50, 0.55, 0.60, 0.52])
+    verdict = plan.verdicts().loc["C24"]
+    assert verdict["verdict"] == expected, verdict["why"]
+
+
 def test_two_bfq_settings_are_two_families_never_pooled() -> None:
     """Half the runs at each setting: each family is judged on its own half."""
     plan = Plan()
