@@ -72,7 +72,7 @@ def test_devtime_noise_changes_nothing(line: str) -> None:
     batch: dict[str, dict[str, int]] = {}
     maps = empty()
     assert read_devtime_line(line, batch, maps) is None
-    assert read_devtime_line(OUTPUT[5], batch, maps) == "tick"
+    assert read_devtime_line(OUTPUT[6], batch, maps) == "tick"
     assert maps == empty()
 
 

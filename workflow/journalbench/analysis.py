@@ -65,9 +65,11 @@ def profile_order(names: Any) -> list[str]:
 
 
 def apart(rows: pd.DataFrame) -> list[str]:
-    """The columns whose values are never pooled: host, and the device profile and BFQ
-    setting where the rows record them."""
-    return ["host", *(key for key in (PROFILE, BFQ) if key in rows.columns)]
+    """The columns whose values are never pooled: host, the device profile where the rows
+    record one, and the BFQ setting where they hold several (a table of one setting reads as
+    before; its setting is in every run's host.json)."""
+    keys = ["host", *([PROFILE] if PROFILE in rows.columns else [])]
+    return keys + ([BFQ] if BFQ in rows.columns and rows[BFQ].nunique() > 1 else [])
 
 
 def device_fsync(rows: pd.DataFrame) -> str:
@@ -149,7 +151,7 @@ def panels(rows: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
         values = dict(zip(keys, key, strict=True))
         title = f"{values[PROFILE]}: " if PROFILE in values else ""
         title += device_fsync(group) if "device_fsync_lat_ms" in group.columns else ""
-        if BFQ in values and rows[BFQ].nunique() > 1:
+        if BFQ in values:
             title = f"{title}, BFQ {values[BFQ]}"
         if hosts > 1:
             title = f"host {values['host']}, {title}"

@@ -196,7 +196,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     starved = stats.starvation(runs, samples)
     runs = runs.assign(device_profile=runs["device_profile"].fillna("native"),
                        bfq=runs.get("bfq", pd.Series(index=runs.index, dtype="object"))
-                       .fillna(UNRECORDED))
+                       .astype("object").fillna(UNRECORDED))
     runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
     devices = runs if devices is None else devices
     claims, checks = [], []
