@@ -16,6 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "RESULTS/claims.{md,html,csv} (docs/claims.md explains the verdicts).")
     claims.add_argument("processed", metavar="PROCESSED", type=Path, nargs="+")
     claims.add_argument("--results", type=Path, default=Path("results"))
+    claims.add_argument("--tables-only", action="store_true",
+                        help="only judge, and keep the ledger's tables in each PROCESSED dir "
+                             "(claims, checks, starved .parquet: what the notebooks read)")
+    claims.add_argument("--reuse", action="store_true",
+                        help="write the ledgers from the tables --tables-only kept, judging "
+                             "only the campaigns without them")
     claims.set_defaults(func=cmd_claims)
     power = subparsers.add_parser(
         "power", help="repetitions per condition each claim needs",
@@ -26,9 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     power.set_defaults(func=cmd_power)
 
 
-def judged(processed: list[Path]) -> list[tuple[str, tuple]]:
+def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple, Path]]:
+    """(campaign, (claims, checks, starved), dir) of each PROCESSED dir with runs; `reuse`:
+    the tables `--tables-only` kept there, where they are."""
     import pandas as pd
 
+    from journalbench.claims import judged as kept
     from journalbench.claims import ledger
 
     loaded = []
@@ -38,27 +47,39 @@ def judged(processed: list[Path]) -> list[tuple[str, tuple]]:
         if tables[0].empty:
             print(f"claims: {folder / 'runs.parquet'}: no runs, skipped", file=sys.stderr)
             continue
-        loaded.append(tables)
+        loaded.append((folder, tables))
     # every campaign's runs may show a device's journal regime (preconditions.py)
-    devices = pd.concat([runs for runs, _, _ in loaded], ignore_index=True) if loaded else None
-    return [(str(runs["campaign"].iloc[0]), ledger(runs, samples, experiments, devices))
-            for runs, samples, experiments in loaded]
+    devices = (pd.concat([runs for _, (runs, _, _) in loaded], ignore_index=True)
+               if loaded else None)
+    results = []
+    for folder, (runs, samples, experiments) in loaded:
+        tables = kept.read(folder) if reuse else None
+        if tables is None:
+            tables = ledger(runs, samples, experiments, devices)
+        results.append((str(runs["campaign"].iloc[0]), tables, folder))
+    return results
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from journalbench.claims import document
+    from journalbench.claims import judged as kept
 
-    results = judged(args.processed)
-    for campaign, (claims, checks, starved) in results:
+    results = judged(args.processed, reuse=args.reuse)
+    if args.tables_only:
+        for campaign, tables, folder in results:
+            kept.write(folder, tables)
+            print(f"claims: {campaign} judged -> {folder}/{{{','.join(kept.TABLES)}}}.parquet")
+        return 0
+    for campaign, (claims, checks, starved), _ in results:
         document.write(args.results / campaign / "claims",
                        f"Claims ledger: campaign {campaign}", claims, checks, starved,
                        "../../figures")
     if results:
-        parts = list(zip(*(tables for _, tables in results), strict=True))
+        parts = list(zip(*(tables for _, tables, _ in results), strict=True))
         combined = [pd.concat(p, ignore_index=True) for p in parts]
-        names = ", ".join(campaign for campaign, _ in results)
+        names = ", ".join(campaign for campaign, _, _ in results)
         written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
                                  *combined, "../figures")
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
@@ -70,7 +91,8 @@ def cmd_power(args: argparse.Namespace) -> int:
 
     from journalbench.claims import power
 
-    plans = [power.plan(claims, checks) for _, (claims, checks, _) in judged(args.processed)]
+    plans = [power.plan(claims, checks)
+             for _, (claims, checks, _), _ in judged(args.processed)]
     table = pd.concat(plans, ignore_index=True) if plans else pd.DataFrame()
     if table.empty:
         print("power: no measured check")

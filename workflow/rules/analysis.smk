@@ -25,9 +25,35 @@ ANALYSIS_OUTPUTS = [
 report: "../report/workflow.rst"
 
 
+JUDGED = jb_notebooks.JUDGED
+
+
+rule judge:
+    # every campaign judged once: the notebooks and the ledger read these tables
+    input:
+        runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
+        samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
+        code=ANALYSIS_CODE,
+    output:
+        [f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
+    log:
+        "logs/judge.log",
+    params:
+        jb=JB,
+        processed=" ".join(f"data/processed/{c}" for c in LEDGER_CAMPAIGNS),
+    conda:
+        ENV
+    shell:
+        "{params.jb} claims {params.processed} --tables-only > {log} 2>&1"
+
+
 rule notebooks:
     input:
         notebooks=[f"notebooks/{name}.ipynb" for name in NOTEBOOKS],
+        # the ledger's verdicts of the campaigns the notebooks show (their tests tables)
+        judged=[f"data/processed/{c}/{table}.parquet"
+                for c in [CAMPAIGN, *NOTEBOOKS_READ] if c in LEDGER_CAMPAIGNS
+                for table in JUDGED],
         runs="data/processed/{campaign}/runs.parquet",
         samples="data/processed/{campaign}/samples.parquet",
         # campaigns a notebook reads beside its own (fileprep's table, the database runs)
@@ -80,6 +106,7 @@ rule ledger:
     input:
         runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
         samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
+        judged=[f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
         # after the notebooks: the ledger links the figures they wrote
         notebooks=[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
         code=ANALYSIS_CODE,
@@ -100,4 +127,4 @@ rule ledger:
     conda:
         ENV
     shell:
-        "{params.jb} claims {params.processed} --results results > {log} 2>&1"
+        "{params.jb} claims {params.processed} --results results --reuse > {log} 2>&1"

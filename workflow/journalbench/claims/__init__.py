@@ -12,7 +12,8 @@
   ours: journal accounting starving a tenant under BFQ); dbruns.py holds what the database
   groups share (their tenants, the CPU-bound runs they leave out, the share swing).
 - verdicts.py: checks -> verdict per claim and family, Holm over the claims of a family.
-- document.py: the ledger as a document (Markdown, HTML) and a CSV; power.py: runs needed.
+- document.py: the ledger as a document (Markdown, HTML) and a CSV; power.py: runs needed;
+  judged.py: the ledger's tables kept beside a campaign's tidy tables, read by the notebooks.
 
 Use: `claims, checks, starved = journalbench.claims.ledger(runs, samples, experiments)`.
 docs/claims.md describes every claim's checks, margins and preconditions.
@@ -23,10 +24,11 @@ from __future__ import annotations
 import importlib
 
 from journalbench.claims.catalog import CLAIMS
+from journalbench.claims.judged import tests_of
 from journalbench.claims.verdicts import VERDICTS, host_tests, ledger
 
 GROUPS = ("fio", "vm", "mariadb", "redis", "starvation")  # each registers its checks on import
 for _group in GROUPS:
     importlib.import_module(f"journalbench.claims.{_group}")
 
-__all__ = ["CLAIMS", "GROUPS", "VERDICTS", "host_tests", "ledger"]
+__all__ = ["CLAIMS", "GROUPS", "VERDICTS", "host_tests", "ledger", "tests_of"]

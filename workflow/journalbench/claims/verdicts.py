@@ -225,6 +225,11 @@ def host_tests(runs: pd.DataFrame, experiments: pd.DataFrame,
         samples = pd.DataFrame(columns=["campaign", "host", "run_id", "tenant", "kind", "dt",
                                         "t", "bytes"])
     claims, checks, _ = ledger(runs, samples, experiments)
+    return tests_view(claims, checks)
+
+
+def tests_view(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
+    """host_tests' table from a ledger's claims and checks (judged once by the pipeline)."""
     keys = [*FAMILY, "claim"]
     table = checks.merge(claims[[*keys, "verdict", "p_for_holm"]], on=keys)
     table["ours"] = [effect_text(r) if r["status"] == MEASURED else r["why_not"]

@@ -1,0 +1,59 @@
+"""The pipeline judges each campaign once: `journalbench claims --tables-only` keeps the
+ledger's tables beside the tidy tables, and the notebooks' tests and the ledger's documents
+(`--reuse`) come from them, saying what judging anew says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import REPO
+from journalbench import analysis, cli
+from journalbench import claims as claims_package
+from journalbench.claims import judged
+
+SHIPPED = REPO / "data" / "raw" / "quick-redis"  # small, and it tests claims
+
+
+def refuse(*_: object, **__: object) -> None:
+    raise AssertionError("judged again")
+
+
+@pytest.mark.skipif(not SHIPPED.is_dir(), reason="no shipped quick-redis runs")
+def test_tables_only_then_reuse_gives_the_same_ledger_and_tests(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    processed = tmp_path / "processed" / "quick-redis"
+    runs, samples, experiments = analysis.load(processed, SHIPPED)  # tidied into tmp_path
+    fresh = claims_package.host_tests(runs, experiments, samples)
+    assert judged.read(processed) is None
+    assert cli.main(["claims", str(processed), "--results", str(tmp_path / "plain")]) == 0
+    assert cli.main(["claims", str(processed), "--tables-only"]) == 0
+    assert all(path.is_file() for path in judged.paths(processed))
+    assert not (tmp_path / "results").exists()  # --tables-only writes no ledger
+
+    monkeypatch.setattr(claims_package, "ledger", refuse)
+    monkeypatch.setattr(judged, "host_tests", refuse)
+    assert cli.main(["claims", str(processed), "--results", str(tmp_path / "reused"),
+                     "--reuse"]) == 0
+    for name in ("claims.csv", "quick-redis/claims.csv", "claims.md"):
+        assert (tmp_path / "reused" / name).read_text() == \
+            (tmp_path / "plain" / name).read_text(), name
+    kept = claims_package.tests_of(processed, runs, experiments, samples)
+    keys = ["claim", "test"]
+    pd.testing.assert_frame_equal(
+        kept.sort_values(keys).reset_index(drop=True)[fresh.columns],
+        fresh.sort_values(keys).reset_index(drop=True), check_dtype=False)
+
+
+def test_without_the_tables_a_notebook_judges_on_its_own(tmp_path: Path) -> None:
+    """A notebook opened on a fresh clone (no pipeline run): tests_of judges the runs."""
+    from test_claims import JOURNAL_BOUND, Plan, c10
+
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    runs, samples, experiments = plan.tables()
+    tests = claims_package.tests_of(tmp_path, runs, experiments, samples)
+    assert set(tests.loc[tests["claim"] == "C10", "outcome"]) == {"reproduced"}
