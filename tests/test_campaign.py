@@ -67,6 +67,24 @@ def test_identical_specs_of_two_experiments_are_one_run(tmp_path, repo):
     assert len(runs) == 8
 
 
+def test_a_claim_alone_plans_the_experiments_that_test_it(tmp_path, repo):
+    """What re-runs one claim's experiments (`--config claims=C10`): the same run ids."""
+    more = BASE + """  - id: low
+    claims: [C10]
+    arms: [shared-journal]
+    tenants:
+      - {name: victim, weight: 700, workload: {tool: fio, preset: low-fsync}}
+"""
+    path, hosts = write(tmp_path, more), campaign.load_hosts(str(repo / HOST))
+    everything = campaign.plan(path, hosts)
+    alone = campaign.plan(path, hosts, "C10")
+    assert len(alone) == 2 and len(everything) == 10
+    assert {r.run_id for r in alone} < {r.run_id for r in everything}
+    assert len(campaign.plan(path, hosts, "C8, C10")) == 10
+    with pytest.raises(ConfigError, match="campaign t: no experiment tests C99"):
+        campaign.plan(path, hosts, "C99")
+
+
 def test_an_experiment_may_repeat_more_than_the_campaign(tmp_path, repo):
     """As a power analysis asks per claim; still repetition-major."""
     more = BASE + """  - id: alone

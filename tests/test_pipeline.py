@@ -41,3 +41,12 @@ def test_config_values_are_checked_against_the_schema(repo: Path) -> None:
                   "--config", "hosts="], repo)
     assert result.returncode != 0
     assert "field hosts: None is not of type 'string'" in result.stdout + result.stderr
+
+
+def test_one_claims_experiments_dry_run_and_a_bad_claims_value(repo: Path) -> None:
+    result = run([str(VENV_BIN / "snakemake"), "--cores", "1", "--dry-run",
+                  "--config", "claims=C4"], repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = run([str(VENV_BIN / "snakemake"), "--cores", "1", "--dry-run",
+                  "--config", "claims=C4;C8"], repo)
+    assert result.returncode != 0 and "field claims:" in result.stdout + result.stderr

@@ -148,9 +148,23 @@ def load_hosts(spec: str) -> list[dict[str, Any]]:
     return hosts
 
 
-def plan(campaign_name: str, hosts: list[dict[str, Any]]) -> list[PlannedRun]:
-    """Each host runs the whole matrix (hosts are replicas, compared per host)."""
-    campaign = load_campaign(campaign_name)
+def only_claims(campaign: dict[str, Any], claims: str) -> dict[str, Any]:
+    """The campaign cut to the experiments that test one of `claims` ("C8,C9"): what re-runs
+    a claim's experiments alone. Runs keep their ids (a run id hashes the spec only)."""
+    wanted = {c.strip() for c in claims.split(",") if c.strip()}
+    if not wanted:
+        return campaign
+    kept = [e for e in campaign["experiments"] if wanted & set(e["claims"])]
+    if not kept:
+        raise ConfigError(f"campaign {campaign['name']}: no experiment tests "
+                          f"{', '.join(sorted(wanted))}")
+    return {**campaign, "experiments": kept}
+
+
+def plan(campaign_name: str, hosts: list[dict[str, Any]], claims: str = "") -> list[PlannedRun]:
+    """Each host runs the whole matrix (hosts are replicas, compared per host); `claims`: only
+    the experiments that test one of them."""
+    campaign = only_claims(load_campaign(campaign_name), claims)
     specs = expand(campaign, str(campaign_path(campaign_name)))
     return [
         PlannedRun(campaign["name"], host["name"], runfolder.run_id(spec),

@@ -33,12 +33,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", required=True, help="which of the hosts runs it")
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--raw", type=Path, default=Path("data/raw"))
+    parser.add_argument("--claims", default="", help=CLAIMS_HELP)
     parser.set_defaults(func=cmd_dispatch)
     status = subparsers.add_parser("status", help="runs done / total of a campaign, and an ETA")
     status.add_argument("--campaign", required=True)
     status.add_argument("--hosts", default="hosts/local.yaml")
     status.add_argument("--raw", type=Path, default=Path("data/raw"))
+    status.add_argument("--claims", default="", help=CLAIMS_HELP)
     status.set_defaults(func=cmd_status)
+
+
+CLAIMS_HELP = "only the experiments that test one of these claims (C8,C9)"
 
 
 def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
@@ -50,7 +55,7 @@ def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    runs = plan(args.campaign, load_hosts(args.hosts))
+    runs = plan(args.campaign, load_hosts(args.hosts), args.claims)
     print(progress_line(runs[0].campaign if runs else args.campaign, runs, args.raw))
     return 0
 
@@ -78,7 +83,7 @@ def controller_lane(host: str) -> Iterator[None]:
 
 def cmd_dispatch(args: argparse.Namespace) -> int:
     hosts = {h["name"]: h for h in load_hosts(args.hosts)}
-    runs = plan(args.campaign, list(hosts.values()))
+    runs = plan(args.campaign, list(hosts.values()), args.claims)
     matches = [r for r in runs if r.host == args.host and r.run_id == args.run_id]
     if not matches:
         raise AgentError(f"run {args.run_id} on {args.host} is not in campaign {args.campaign}")

@@ -17,10 +17,12 @@ if MISSING:
             jb=JB,
             hosts=config["hosts"],
             campaign=config["campaign"],
+            claims=config.get("claims", ""),
         resources:
             **{f"lane_{i}": lane(i) for i in range(len(HOSTS))},
         conda:
             ENV
         shell:
             "{params.jb} dispatch --campaign {params.campaign} --hosts {params.hosts} "
-            "--host {wildcards.host} --run-id {wildcards.run_id} --raw data/raw 2>&1 | tee {log}"
+            "--host {wildcards.host} --run-id {wildcards.run_id} --raw data/raw "
+            "--claims '{params.claims}' 2>&1 | tee {log}"

@@ -37,7 +37,7 @@ validate_config(config)
 # config campaign= is a name in workflow/campaigns/ or a campaign file; folders use its name.
 CAMPAIGN = jb_campaign.load_campaign(str(config["campaign"]))["name"]
 HOSTS = jb_campaign.load_hosts(str(config["hosts"]))
-PLAN = jb_campaign.plan(str(config["campaign"]), HOSTS)
+PLAN = jb_campaign.plan(str(config["campaign"]), HOSTS, str(config.get("claims", "")))
 MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 if len(HOSTS) > 32:
