@@ -36,6 +36,19 @@ def test_notebooks_run_in_order_with_the_campaigns_parameters(tmp_path: Path, ca
     assert "one:" in capsys.readouterr().out
 
 
+def test_notebooks_share_a_kernel_but_never_a_variable(tmp_path: Path) -> None:
+    """The second notebook finds the first's imports loaded, not its variables."""
+    notebook(tmp_path / "notebooks" / "one.ipynb",
+             "import os, sys\nleft = 1\nsys.modules['journalbench_marker'] = os.getpid()\n")
+    notebook(tmp_path / "notebooks" / "two.ipynb",
+             "import os, sys\nfrom pathlib import Path\n"
+             "Path(results).mkdir(parents=True, exist_ok=True)\n"
+             "same = sys.modules.get('journalbench_marker') == os.getpid()\n"
+             "(Path(results) / 'seen').write_text(f\"{'left' in dir()} {same}\")\n")
+    assert notebooks.run("demo", tmp_path, ["one", "two"]) == 0
+    assert (tmp_path / "results" / "demo" / "seen").read_text() == "False True"
+
+
 @pytest.mark.parametrize("names", [["bad", "never"]])
 def test_a_failing_cell_names_its_notebook_and_stops(tmp_path: Path, capsys, names) -> None:
     notebook(tmp_path / "notebooks" / "bad.ipynb", "raise ValueError('no runs')\n")
