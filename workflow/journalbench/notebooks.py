@@ -19,7 +19,8 @@ from typing import Any
 
 from journalbench import campaign as campaigns
 
-NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis"]
+NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis",
+             "device-class"]
 # A database notebook's tool, and the campaign that runs its experiments: the notebook reads
 # that campaign's runs when the configured campaign runs no such tool (quick's are all fio).
 DATABASE = {"mysql": ("mariadb", "quick-mysql"), "redis": ("redis", "quick-redis")}

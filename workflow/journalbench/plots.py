@@ -78,8 +78,16 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
         grouped_bars(ax, table, x, hue, order, hue_order)
         ax.set_xlabel(x)
         ax.set_ylabel(ylabel)
+        if len(groups) > 1 and sum(len(label) for label in order) > 40:
+            slanted(ax)  # long labels overlap in a narrower panel
     one_legend(axes)
     return titled(fig, title, host)
+
+
+def slanted(ax: plt.Axes) -> None:
+    ax.tick_params(axis="x", labelrotation=20)
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
 
 
 def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: list[str],
@@ -122,9 +130,7 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of the disk (bytes)")
         if x == "arm" and len(groups) > 1:  # arm names overlap in a narrower panel
-            ax.tick_params(axis="x", labelrotation=20)
-            for label in ax.get_xticklabels():
-                label.set_horizontalalignment("right")
+            slanted(ax)
     if target is not None:  # the legend gathers the arms' dots and the target line
         axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     one_legend(axes)
@@ -163,6 +169,37 @@ def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
         handles.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
     axes[-1].legend(list(handles.values()), list(handles), loc="upper left",
                     bbox_to_anchor=(1.01, 1), fontsize=8)
+    return titled(fig, title, host)
+
+
+def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Figure:
+    """Each ratio check's effect (95% interval) against the device's fsync cost, a panel per
+    claim, both axes logarithmic: 1 is no effect, the dotted lines the check's smallest effect
+    of interest either way; each line is labelled with its check's number in the rows
+    (device_class.effects)."""
+    claims = list(dict.fromkeys(effects["claim"]))
+    fig, axes = plt.subplots(1, max(len(claims), 1), figsize=(2.6 * max(len(claims), 1), 3.6),
+                             squeeze=False, sharey=True)
+    for ax, claim in zip(axes[0], claims, strict=False):
+        rows = effects[effects["claim"] == claim]
+        for number, check in rows.groupby("check", sort=True):
+            check = check.sort_values("fsync_ms")
+            line = ax.errorbar(check["fsync_ms"], check["effect"],
+                               yerr=[check["effect"] - check["low"],
+                                     check["high"] - check["effect"]],
+                               marker="o", capsize=3, linewidth=1)
+            ax.annotate(str(number), (check["fsync_ms"].iloc[-1], check["effect"].iloc[-1]),
+                        xytext=(4, 0), textcoords="offset points", fontsize=8,
+                        color=line[0].get_color(), va="center")
+            interest = float(check["interest"].iloc[0])
+            for level in (interest, 1 / interest):
+                ax.axhline(level, color=line[0].get_color(), linestyle=":", linewidth=0.8)
+        ax.axhline(1, color="black", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(claim, fontsize=10)
+        ax.set_xlabel("fsync alone (ms)")
+    axes[0][0].set_ylabel("effect (ratio)")
     return titled(fig, title, host)
 
 
