@@ -12,7 +12,7 @@ import pytest
 from journalbench import device_class
 
 
-def tests_table() -> pd.DataFrame:
+def checks_table() -> pd.DataFrame:
     rows = []
     for profile, (flat, grows) in {"native": (1.00, 1.02), "hdd": (1.01, 1.60)}.items():
         for test, effect in (("flat", flat), ("grows", grows)):
@@ -34,14 +34,14 @@ def runs_table() -> pd.DataFrame:
 
 
 def test_verdicts_per_device_and_whether_they_change() -> None:
-    table = device_class.verdicts(tests_table()).set_index("claim")
+    table = device_class.verdicts(checks_table()).set_index("claim")
     assert list(table.columns) == ["native", "hdd", "changes"]
     assert table.loc["C9", "native"] == "inconclusive" and table.loc["C9", "changes"]
     assert not table.loc["C3", "changes"]  # measured on one device only
 
 
 def test_effects_keep_ratio_checks_with_their_devices_fsync_cost() -> None:
-    effects = device_class.effects(tests_table(), runs_table())
+    effects = device_class.effects(checks_table(), runs_table())
     assert set(effects["test"]) == {"flat", "grows"}  # the share check is not a ratio
     cost = dict(zip(effects["device_profile"], effects["fsync_ms"], strict=False))
     assert cost == {"native": 0.35, "hdd": 22.3}
@@ -49,7 +49,7 @@ def test_effects_keep_ratio_checks_with_their_devices_fsync_cost() -> None:
 
 
 def test_a_device_dependence_is_found_where_the_effect_moved_only() -> None:
-    table = device_class.dependence(device_class.effects(tests_table(), runs_table()))
+    table = device_class.dependence(device_class.effects(checks_table(), runs_table()))
     table = table.set_index("test")
     assert table.loc["grows", "depends"] and not table.loc["flat", "depends"]
     assert table.loc["grows", "ratio"] == pytest.approx(1.60 / 1.02)
