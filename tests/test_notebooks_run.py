@@ -80,9 +80,9 @@ def test_a_database_notebook_reads_its_own_campaign_until_the_configured_one_run
 
 def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() -> None:
     fio_only = ["base-workloads", "fsync-interference", "journal-fixes"]
-    assert notebooks.runnable("quick", ["fileprep"]) == fio_only
+    assert notebooks.runnable("quick", ["fileprep"]) == [*fio_only, "device-class"]
     names = notebooks.runnable("quick", ["fileprep", "quick-redis"])
-    assert names == [*fio_only, "redis"]
+    assert names == [*fio_only, "redis", "device-class"]
     assert notebooks.reads("quick", names) == ["fileprep", "quick-redis"]
     assert notebooks.reads("quick", fio_only[:1]) == []
     assert set(notebooks.NOTEBOOKS) <= {p.stem for p in (REPO / "notebooks").glob("*.ipynb")}
