@@ -56,3 +56,11 @@ def test_a_device_dependence_is_found_where_the_effect_moved_only() -> None:
     # each interval is +-5% (log 1.05 = 1.96 se): se of the difference is sqrt(2) times that
     se = np.log(1.05) / 1.959964 * np.sqrt(2)
     assert table.loc["grows", "low"] == pytest.approx(1.60 / 1.02 * np.exp(-1.959964 * se))
+
+
+def test_a_campaign_without_measured_checks_gives_empty_tables() -> None:
+    """A small campaign (one device, no journal claim measured): the notebook still runs."""
+    unmeasured = checks_table().drop(columns=["effect", "low", "high"]).assign(status="missing")
+    effects = device_class.effects(unmeasured, runs_table())
+    assert effects.empty and list(effects.columns) == device_class.EFFECT_COLUMNS
+    assert device_class.dependence(effects).empty

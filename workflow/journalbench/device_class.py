@@ -53,8 +53,12 @@ def effects(tests: pd.DataFrame, runs: pd.DataFrame,
                for i, test in enumerate(dict.fromkeys(group["test"]))}
     rows = rows.assign(check=[numbers[key] for key in zip(rows["claim"], rows["test"],
                                                             strict=True)])
-    return rows[["claim", "check", "part", "test", "device_profile", "fsync_ms", "effect",
-                 "low", "high", "interest", "outcome"]].reset_index(drop=True)
+    # a campaign without a measured check has no effect columns at all: the table stays empty
+    return rows.reindex(columns=EFFECT_COLUMNS).reset_index(drop=True)
+
+
+EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms", "effect", "low",
+                  "high", "interest", "outcome"]
 
 
 Z95 = 1.959964  # the normal quantile of a 95% interval
