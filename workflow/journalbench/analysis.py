@@ -293,7 +293,8 @@ def scheduler_waits(rows: pd.DataFrame) -> pd.DataFrame:
     tables = [medians(rows, ["arm"], column).assign(measure=label)
               for column, label in WAITS.items() if rows[column].notna().any()]
     if not tables:
-        return pd.DataFrame(columns=[*apart(rows), "arm", "measure", "median", "low", "high"])
+        return pd.DataFrame(columns=[*apart(profiled(rows)), "arm", "median", "low", "high", "n",
+                                     "measure"])
     return pd.concat(tables, ignore_index=True)
 
 

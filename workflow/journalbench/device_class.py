@@ -65,7 +65,8 @@ Z95 = 1.959964  # the normal quantile of a 95% interval
 
 
 def dependence(effects: pd.DataFrame) -> pd.DataFrame:
-    """The pre-registered test of "the device changes this effect": for each check measured on
+    """The test of "the device changes this effect" (written after quick was first judged, so
+    pre-registered only for the campaigns measured since): for each check measured on
     the first device profile (the agent's order: native first) and on another, the ratio of
     the two effects with its 95% interval and a two-sided p, each effect's standard error read
     off its own 95% interval on the log scale (a normal approximation of the two t intervals);

@@ -35,12 +35,12 @@ CURRENCIES: dict[str, Callable[[Sample], int | None]] = {
     "wait": lambda sample: sample.wait_ns,
 }
 MS = 1e6
+WAIT_COLUMNS = ("own_wait_ms", "jbd2_wait_ms", "shared_jbd2_wait_ms")
 RUN_COLUMNS = (
     "own_requests", "jbd2_requests", "own_requests_share", "jbd2_requests_share",
     "shared_jbd2_requests_share",
     "own_time_s", "jbd2_time_s", "own_time_share", "jbd2_time_share", "shared_jbd2_time_share",
-    "achieved_time_share", "other_time_share", "own_wait_ms", "jbd2_wait_ms",
-    "shared_jbd2_wait_ms",
+    "achieved_time_share", "other_time_share", *WAIT_COLUMNS,
 )
 SAMPLE_COLUMNS = ("requests", "own_requests", "time_s", "own_time_s", "time_share", "wait_s")
 
@@ -130,8 +130,7 @@ def per_request_waits(path: Path, samples: list[Sample], tenants: list[str],
     """Mean scheduler wait per request (ms) of each tenant's own, its jbd2's and the shared
     jbd2's requests; None throughout for runs sampled before the wait was."""
     if not all(sample.wait_ns is not None for sample in samples):
-        return {tenant: dict.fromkeys(("own_wait_ms", "jbd2_wait_ms", "shared_jbd2_wait_ms"))
-                for tenant in tenants}
+        return {tenant: dict.fromkeys(WAIT_COLUMNS) for tenant in tenants}
     wait = sums(path, samples, tenants, CURRENCIES["wait"])
     return {tenant: {
         "own_wait_ms": ratio(wait["own"][tenant] / MS, requests["own"][tenant]),
