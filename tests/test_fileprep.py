@@ -206,6 +206,16 @@ def test_measured_span_of_old_and_new_runs(tmp_path: Path) -> None:
     assert measured_span(tmp_path, [sample(1)]) == (2.1, 7.1)
 
 
+def test_only_a_buffered_fallocate_writer_stops_at_its_files_end() -> None:
+    def timed(preset: str, prep: str) -> bool:
+        argv = fio.run_command("n", "/d", {"tool": "fio", "preset": preset, "prep": prep}, 20,
+                               2, 64 * MIB)
+        return "--time_based" in argv
+    assert not timed("buffered-no-fsync", "fallocate")
+    assert timed("buffered-no-fsync", "append") and timed("no-fsync", "fallocate")
+    assert fio.stopped_early(19.7, 20) and not fio.stopped_early(20.0, 20)
+
+
 # -- real runs ----------------------------------------------------------------------------------
 
 def spec(prep: str, preset: str = "high-fsync", **workload: Any) -> dict[str, Any]:
@@ -258,6 +268,29 @@ def test_a_run_whose_file_wraps_fails_and_lands_nothing(agent_host, tmp_path):
     last = stderr.strip().splitlines()[-1]
     assert "tenant victim: fallocate file wrapped" in last and "fio-victim.json" in last
     assert not runfolder.is_complete(out) and not (out / runfolder.MANIFEST).exists()
+
+
+@pytest.mark.root
+@pytest.mark.slow
+def test_a_buffered_writer_runs_to_time_without_time_based(agent_host, tmp_path):
+    out = run(spec("fallocate", "buffered-no-fsync"), agent_host, tmp_path / "run")
+    job = json.loads((out / runfolder.fio_file("victim")).read_text())["jobs"][0]
+    assert "time_based" not in job["job options"] and job["job_runtime"] >= 2000
+    report = json.loads((out / fio.file_report("victim")).read_text())
+    assert report["filled"] is False and report["written_bytes"] is None
+    assert 0 < report["fio_bytes_after_warmup"] < report["size_bytes"]
+
+
+@pytest.mark.root
+@pytest.mark.slow
+def test_a_buffered_writer_that_reaches_its_files_end_fails_the_run(agent_host, tmp_path):
+    out = tmp_path / "run"
+    proc = start_run(spec("fallocate", "buffered-no-fsync", size_mb=16), agent_host, out)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 2, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert "tenant victim: fallocate file wrapped: its writes reached the end" in last
+    assert not runfolder.is_complete(out)
 
 
 # -- the fsync tracer's seconds -----------------------------------------------------------------
