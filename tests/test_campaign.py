@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from journalbench import campaign, runfolder
+from journalbench import campaign, runfolder, window
 from journalbench.dispatch import land
 from journalbench.errors import AgentError, ConfigError
 
@@ -169,3 +169,23 @@ def test_eta_uses_measured_overheads(tmp_path, repo):
     (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": 9, "workload_s": 5}}))
     # each run: its warm-up (the default 2 s) + 5 s measured + the 4 s of overhead
     assert campaign.eta_seconds(runs[:2], [folder]) == pytest.approx(2 * (2 + 5 + 4))
+
+
+def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
+    runs = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))
+    slow, other = runs[0], next(r for r in runs if campaign.run_class(r.spec)
+                                != campaign.run_class(runs[0].spec))
+    length = window.warmup_of(slow.spec) + slow.spec["duration_s"]
+    # a run of slow's class that took 60 s beyond its length; one without a spec, 2 s
+    for name, spec, total in (("same", slow.spec, length + 60), ("bare", None, 7)):
+        folder = tmp_path / name
+        folder.mkdir()
+        if spec:
+            (folder / runfolder.SPEC).write_text(json.dumps(spec))
+        (folder / runfolder.HOST).write_text(
+            json.dumps({"timing": {"total_s": total, "workload_s": 5}}))
+    folders = [tmp_path / "same", tmp_path / "bare"]
+    assert campaign.eta_seconds([slow], folders) == pytest.approx(length + 60)
+    # a class no run measured: the mean over all runs
+    assert campaign.eta_seconds([other], folders) == pytest.approx(
+        window.warmup_of(other.spec) + other.spec["duration_s"] + 31)

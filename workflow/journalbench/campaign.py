@@ -178,14 +178,45 @@ def missing(runs: list[PlannedRun], raw: Path) -> list[PlannedRun]:
     return [r for r in runs if not runfolder.is_complete(r.folder(raw))]
 
 
-def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path]) -> float:
-    """Remaining time from the run lengths plus the overhead the finished runs really had."""
-    overheads = []
-    for folder in done_folders:
+def run_class(spec: dict[str, Any]) -> tuple[Any, ...]:
+    """What a run's set-up and teardown cost depends on: its arm, its device and what its
+    tenants run (a VM's Redis loads its records through a tunnel; a buffered writer's dirty
+    file is synced at the end)."""
+    work = sorted((t["workload"]["tool"], t["workload"].get("preset", "")) for t in spec["tenants"])
+    return (spec["arm"], spec.get("device"), tuple(work))
+
+
+def overheads(folders: list[Path]) -> dict[tuple[Any, ...] | None, list[float]]:
+    """Seconds finished runs took beyond their warm-up and measured seconds (set-up, teardown,
+    the workloads' own start and stop), by run class (None: every run)."""
+    found: dict[tuple[Any, ...] | None, list[float]] = {None: []}
+    for folder in folders:
         try:
             timing = json.loads((folder / runfolder.HOST).read_text())["timing"]
-            overheads.append(timing["total_s"] - timing["workload_s"])
-        except (OSError, ValueError, KeyError):
+            total = float(timing["total_s"])
+            seconds = total - float(timing["workload_s"])
+        except (OSError, ValueError, KeyError, TypeError):
             continue
-    overhead = sum(overheads) / len(overheads) if overheads else 10.0
-    return sum(window.warmup_of(r.spec) + r.spec["duration_s"] + overhead for r in runs_left)
+        try:
+            spec = json.loads((folder / runfolder.SPEC).read_text())
+            key = run_class(spec)
+            seconds = total - window.warmup_of(spec) - float(spec["duration_s"])
+        except (OSError, ValueError, KeyError, TypeError):
+            key = None
+        found[None].append(seconds)
+        if key is not None:
+            found.setdefault(key, []).append(seconds)
+    return found
+
+
+def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path]) -> float:
+    """Remaining time from the run lengths plus the overhead finished runs of the same class
+    really had (any campaign's, on the same host), else the mean of them all, else 10 s."""
+    known = overheads(done_folders)
+    mean = sum(known[None]) / len(known[None]) if known[None] else 10.0
+    total = 0.0
+    for run in runs_left:
+        same = known.get(run_class(run.spec))
+        overhead = sum(same) / len(same) if same else mean
+        total += window.warmup_of(run.spec) + run.spec["duration_s"] + overhead
+    return total
