@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "its smallest effect of interest, and the repetitions per condition needed "
                     "to detect that effect with 80% power at alpha / (claims in the family).")
     power.add_argument("processed", metavar="PROCESSED", type=Path, nargs="+")
+    power.add_argument("--together", action="store_true",
+                       help="plan the campaigns as one (their pilots for a campaign that runs "
+                            "all their experiments): one family, so alpha / (all their claims)")
     power.set_defaults(func=cmd_power)
 
 
@@ -91,8 +94,12 @@ def cmd_power(args: argparse.Namespace) -> int:
 
     from journalbench.claims import power
 
-    plans = [power.plan(claims, checks)
-             for _, (claims, checks, _), _ in judged(args.processed)]
+    found = judged(args.processed)
+    if args.together and found:
+        name = "+".join(campaign for campaign, _, _ in found)
+        found = [(name, tuple(pd.concat([tables[i] for _, tables, _ in found], ignore_index=True)
+                              .assign(campaign=name) for i in (0, 1)), None)]
+    plans = [power.plan(claims, checks) for _, (claims, checks, *_), _ in found]
     table = pd.concat(plans, ignore_index=True) if plans else pd.DataFrame()
     if table.empty:
         print("power: no measured check")
