@@ -185,7 +185,16 @@ def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
         (folder / runfolder.HOST).write_text(
             json.dumps({"timing": {"total_s": total, "workload_s": 5}}))
     folders = [tmp_path / "same", tmp_path / "bare"]
-    assert campaign.eta_seconds([slow], folders) == pytest.approx(length + 60)
+    assert campaign.eta_seconds([slow], [], folders) == pytest.approx(length + 60)
     # a class no run measured: the mean over all runs
-    assert campaign.eta_seconds([other], folders) == pytest.approx(
+    assert campaign.eta_seconds([other], [], folders) == pytest.approx(
         window.warmup_of(other.spec) + other.spec["duration_s"] + 31)
+    # the campaign's own runs of the class come first (the code may have changed since)
+    assert campaign.eta_seconds([slow], [tmp_path / "bare"], folders) == pytest.approx(
+        length + 60)
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / runfolder.SPEC).write_text(json.dumps(slow.spec))
+    (own / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": length + 4,
+                                                             "workload_s": 5}}))
+    assert campaign.eta_seconds([slow], [own], folders) == pytest.approx(length + 4)

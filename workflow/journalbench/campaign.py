@@ -209,14 +209,17 @@ def overheads(folders: list[Path]) -> dict[tuple[Any, ...] | None, list[float]]:
     return found
 
 
-def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path]) -> float:
+def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path],
+                other_folders: list[Path] = ()) -> float:
     """Remaining time from the run lengths plus the overhead finished runs of the same class
-    really had (any campaign's, on the same host), else the mean of them all, else 10 s."""
-    known = overheads(done_folders)
-    mean = sum(known[None]) / len(known[None]) if known[None] else 10.0
+    had: this campaign's, else other campaigns' on the same host (code may have changed
+    since), else the mean of this campaign's runs, of the others', or 10 s."""
+    sources = [overheads(done_folders), overheads(list(other_folders))]
+    means = [sum(found[None]) / len(found[None]) for found in sources if found[None]]
     total = 0.0
     for run in runs_left:
-        same = known.get(run_class(run.spec))
-        overhead = sum(same) / len(same) if same else mean
+        key = run_class(run.spec)
+        same = next((found[key] for found in sources if found.get(key)), None)
+        overhead = sum(same) / len(same) if same else (means[0] if means else 10.0)
         total += window.warmup_of(run.spec) + run.spec["duration_s"] + overhead
     return total

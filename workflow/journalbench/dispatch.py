@@ -51,8 +51,9 @@ def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
     done = [r.folder(raw) for r in runs if r not in left]
     # every landed run of these hosts tells what its class of run costs, whatever its campaign
     hosts = {r.host for r in runs}
-    landed = [f for f in raw.glob("*/*/*") if f.parent.name in hosts]
-    eta = eta_seconds(left, landed or done)
+    others = [f for f in raw.glob("*/*/*") if f.parent.name in hosts and f.parent.parent.name
+              != campaign]
+    eta = eta_seconds(left, done, others)
     return (f"campaign {campaign}: {len(done)}/{len(runs)} runs done, {len(left)} left, "
             f"ETA {int(eta // 3600)}h{int(eta % 3600 // 60):02d}m{int(eta % 60):02d}s")
 
