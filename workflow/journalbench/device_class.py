@@ -7,6 +7,8 @@ measured the journal starts or stops mattering."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -64,27 +66,29 @@ EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms"
 Z95 = 1.959964  # the normal quantile of a 95% interval
 
 
-def dependence(effects: pd.DataFrame) -> pd.DataFrame:
+def dependence(effects: pd.DataFrame, by: str = "device_profile",
+               order: Callable[[Iterable[str]], list[str]] = profile_order) -> pd.DataFrame:
     """The test of "the device changes this effect" (written after quick was first judged, so
     pre-registered only for the campaigns measured since): for each check measured on
     the first device profile (the agent's order: native first) and on another, the ratio of
     the two effects with its 95% interval and a two-sided p, each effect's standard error read
     off its own 95% interval on the log scale (a normal approximation of the two t intervals);
-    Holm over the checks. `depends` when the Holm p is below 0.05."""
+    Holm over the checks. `depends` when the Holm p is below 0.05. `by` and `order`: another
+    dimension of the testbed (the BFQ setting: journalbench.bfq_study), its baseline first."""
     from scipy import stats as sps
 
     from journalbench.stats import holm
 
     rows = []
     for (claim, check), group in effects.groupby(["claim", "check"], sort=False):
-        profiles = profile_order(group["device_profile"])
-        first = group[group["device_profile"] == profiles[0]].iloc[0]
-        for profile in profiles[1:]:
-            other = group[group["device_profile"] == profile].iloc[0]
+        levels = order(group[by])
+        first = group[group[by] == levels[0]].iloc[0]
+        for level in levels[1:]:
+            other = group[group[by] == level].iloc[0]
             diff = np.log(other["effect"]) - np.log(first["effect"])
             se = np.hypot(*(np.log(r["high"] / r["low"]) / (2 * Z95) for r in (first, other)))
             rows.append({"claim": claim, "check": check, "test": first["test"],
-                         "from": profiles[0], "to": profile,
+                         "from": levels[0], "to": level,
                          "effect_from": first["effect"], "effect_to": other["effect"],
                          "ratio": np.exp(diff), "low": np.exp(diff - Z95 * se),
                          "high": np.exp(diff + Z95 * se),

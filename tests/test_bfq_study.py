@@ -1,0 +1,82 @@
+"""What the thesis could not see, BFQ's settings: the baseline of a one-tunable-at-a-time
+design, C24's verdicts and the pre-registered "a setting removes the starvation" test, and the
+isolation claims' dependence on a setting (on constructed runs whose answer is known; the
+notebook runs on shipped data in the notebook tests)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from test_claims import Plan, starvation_runs
+
+from journalbench import bfq_study, claims
+from journalbench.claims.verdicts import tests_view as view_of
+from journalbench.stats import holm
+
+BASE = "strict_guarantees=1 slice_idle_us=8000 low_latency=1"
+SG0 = "strict_guarantees=0 slice_idle_us=8000 low_latency=1"
+NO_IDLE = "strict_guarantees=1 slice_idle_us=0 low_latency=1"
+
+
+def test_the_baseline_is_the_centre_of_a_one_tunable_design() -> None:
+    assert bfq_study.baseline([SG0, NO_IDLE, BASE]) == BASE
+    assert bfq_study.setting_order([NO_IDLE, BASE, SG0]) == [BASE, SG0, NO_IDLE]
+    # two settings: the one more was measured under (the default every other is compared with)
+    assert bfq_study.baseline([SG0, BASE, BASE]) == BASE
+    assert bfq_study.setting_order([SG0, BASE], base=BASE) == [BASE, SG0]
+    assert bfq_study.change(SG0, BASE) == "strict_guarantees 1 -> 0"
+    assert bfq_study.change(BASE, BASE) == "baseline"
+
+
+def c24_tests(starved: list[float], under: dict[str, list[float]]) -> tuple:
+    """C24's runs: the accounted victim starved under the baseline, `under` each setting its
+    accounted victim's shares (per-container always ~0.55)."""
+    plan = Plan()
+    for setting, accounted in {BASE: starved, **under}.items():
+        first = len(plan.rows)
+        starvation_runs(plan, accounted, [0.50, 0.55, 0.60, 0.52])
+        for row in plan.rows[first:]:
+            row["bfq"] = setting
+    runs, samples, experiments = plan.tables()
+    table, checks_, _ = claims.ledger(runs, samples, experiments)
+    return runs, experiments, view_of(table, checks_)
+
+
+def test_a_setting_that_lifts_the_victim_removes_the_starvation() -> None:
+    starved = [0.05, 0.08, 0.10, 0.06]
+    runs, experiments, tests = c24_tests(starved, {SG0: [0.66, 0.70, 0.72, 0.69],
+                                                   NO_IDLE: [0.06, 0.07, 0.09, 0.05]})
+    verdicts = bfq_study.verdicts(tests, ["C24"]).set_index("claim")
+    assert verdicts.loc["C24", "baseline"] == "reproduced"
+    assert verdicts.loc["C24", "strict_guarantees 1 -> 0"] == "contradicted"
+    rise = bfq_study.starvation_rise(runs, experiments, tests).set_index("setting")
+    assert rise.loc["strict_guarantees 1 -> 0", "removes"]
+    assert rise.loc["strict_guarantees 1 -> 0", "ratio"] > 5
+    still = rise.loc["slice_idle_us 8000 -> 0"]
+    assert not still["removes"] and still["c24_setting"] == "reproduced"
+    assert list(rise["p_holm"]) == pytest.approx(
+        list(holm(rise["p"].to_numpy())[1]))
+
+
+def test_the_sensitivity_test_finds_the_check_that_moved() -> None:
+    rows = []
+    for setting, (held, moved) in {BASE: (0.70, 1.00), SG0: (0.69, 1.60)}.items():
+        for test, effect, kind in (("held", held, "share"), ("moved", moved, "ratio")):
+            rows.append({"claim": "C17", "part": "container", "test": test, "kind": kind,
+                         "status": "measured", "device_profile": "hdd", "bfq": setting,
+                         "effect": effect, "low": effect / 1.05, "high": effect * 1.05,
+                         "outcome": "reproduced"})
+    # a check the campaign measured under the default only (C24's runs are there too)
+    rows.append({**rows[0], "claim": "C18", "test": "alone", "kind": "ratio", "effect": 1.0})
+    effects = bfq_study.sensitivity_effects(pd.DataFrame(rows))
+    assert set(effects["test"]) == {"held", "moved", "alone"}  # shares are kept here
+    table = bfq_study.sensitivity(effects).set_index("test")
+    assert table.loc["moved", "depends"] and not table.loc["held", "depends"]
+    assert table.loc["moved", "change"] == "strict_guarantees 1 -> 0"
+    assert table.loc["moved", "ratio"] == pytest.approx(1.6)
+
+
+def test_a_campaign_of_one_setting_gives_empty_tables() -> None:
+    runs, experiments, tests = c24_tests([0.05, 0.08, 0.10, 0.06], {})
+    assert bfq_study.starvation_rise(runs, experiments, tests).empty
+    assert bfq_study.sensitivity(bfq_study.sensitivity_effects(tests)).empty
