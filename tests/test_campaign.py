@@ -198,3 +198,20 @@ def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
     (own / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": length + 4,
                                                              "workload_s": 5}}))
     assert campaign.eta_seconds([slow], [own], folders) == pytest.approx(length + 4)
+
+
+def test_status_plans_a_campaign_on_another_device(tmp_path, repo):
+    from journalbench import dispatch
+
+    [run] = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))[:1]
+    length = window.warmup_of(run.spec) + run.spec["duration_s"]
+    # a landed run of the same kind on hdd, of another campaign, took 30 s beyond its length
+    folder = tmp_path / "other" / run.host / "x"
+    folder.mkdir(parents=True)
+    (folder / runfolder.SPEC).write_text(json.dumps({**run.spec, "device": "hdd"}))
+    (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": length + 30,
+                                                                "workload_s": length}}))
+    assert dispatch.planned_line([run], tmp_path, "hdd") == (
+        f"planned: 1 runs, {dispatch.hms(length + 30)} on hdd")
+    # on its own device nothing of its kind landed: the mean of every landed run
+    assert dispatch.planned_line([run], tmp_path, None).startswith("planned: 1 runs, ")

@@ -333,6 +333,21 @@ def test_power_plan_lists_each_measured_check() -> None:
     assert noisy > 5 and steady < 5
 
 
+def test_power_plans_pilots_together_as_one_family() -> None:
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, [0.70, 0.40, 0.60, 0.50, 0.65], [0.55, 0.68, 0.45, 0.62, 0.50])
+    table, checks_, _ = claims.ledger(*plan.tables())
+    # a second pilot measuring another claim with the same spread
+    other = (table.assign(campaign="b", claim="C11"), checks_.assign(campaign="b", claim="C11"))
+    apart = power.plan(*other)
+    joined = power.plan(*power.together([(table, checks_), other], "a+b"))
+    assert set(joined["campaign"]) == {"a+b"} and len(joined) == 2 * len(apart)
+    assert (apart["alpha"] == checks.ALPHA).all() and (joined["alpha"] == checks.ALPHA / 2).all()
+    mine = joined[joined["claim"] == "C11"].set_index("test")["runs_needed"]
+    assert (mine >= apart.set_index("test")["runs_needed"]).all()
+
+
 def test_starvation_flags_a_zero_second_while_the_tool_runs() -> None:
     runs = pd.DataFrame([
         {"campaign": "t", "host": "h", "run_id": "r", "tenant": name, "arm": "a",

@@ -94,12 +94,11 @@ def cmd_power(args: argparse.Namespace) -> int:
 
     from journalbench.claims import power
 
-    found = judged(args.processed)
+    found = [tables[:2] for _, tables, _ in judged(args.processed)]
     if args.together and found:
-        name = "+".join(campaign for campaign, _, _ in found)
-        found = [(name, tuple(pd.concat([tables[i] for _, tables, _ in found], ignore_index=True)
-                              .assign(campaign=name) for i in (0, 1)), None)]
-    plans = [power.plan(claims, checks) for _, (claims, checks, *_), _ in found]
+        name = "+".join(folder.name for folder in args.processed)
+        found = [power.together(found, name)]
+    plans = [power.plan(claims, checks) for claims, checks in found]
     table = pd.concat(plans, ignore_index=True) if plans else pd.DataFrame()
     if table.empty:
         print("power: no measured check")

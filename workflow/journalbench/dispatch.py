@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from journalbench import runfolder
@@ -40,27 +41,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     status.add_argument("--hosts", default="hosts/local.yaml")
     status.add_argument("--raw", type=Path, default=Path("data/raw"))
     status.add_argument("--claims", default="", help=CLAIMS_HELP)
+    status.add_argument("--device", help="estimate the plan on this device profile instead "
+                                         "(from the landed runs of each kind on it)")
     status.set_defaults(func=cmd_status)
 
 
 CLAIMS_HELP = "only the experiments that test one of these claims (C8,C9)"
 
 
+def hms(seconds: float) -> str:
+    return f"{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m{int(seconds % 60):02d}s"
+
+
+def folders(runs: list[PlannedRun], raw: Path) -> tuple[list[Path], list[Path]]:
+    """The landed runs of the campaign, and every other landed run of its hosts (each kind of
+    run's set-up time, whatever its campaign)."""
+    campaigns, hosts = {r.campaign for r in runs}, {r.host for r in runs}
+    own = [r.folder(raw) for r in runs if runfolder.is_complete(r.folder(raw))]
+    others = [f for f in raw.glob("*/*/*")
+              if f.parent.name in hosts and f.parent.parent.name not in campaigns]
+    return own, others
+
+
 def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
     left = missing(runs, raw)
-    done = [r.folder(raw) for r in runs if r not in left]
-    # every landed run of these hosts tells what its class of run costs, whatever its campaign
-    hosts = {r.host for r in runs}
-    others = [f for f in raw.glob("*/*/*") if f.parent.name in hosts and f.parent.parent.name
-              != campaign]
-    eta = eta_seconds(left, done, others)
-    return (f"campaign {campaign}: {len(done)}/{len(runs)} runs done, {len(left)} left, "
-            f"ETA {int(eta // 3600)}h{int(eta % 3600 // 60):02d}m{int(eta % 60):02d}s")
+    eta = eta_seconds(left, *folders(runs, raw))
+    return (f"campaign {campaign}: {len(runs) - len(left)}/{len(runs)} runs done, "
+            f"{len(left)} left, ETA {hms(eta)}")
+
+
+def planned_line(runs: list[PlannedRun], raw: Path, device: str | None) -> str:
+    """The whole plan's wall time, done or not; on `device` instead of the campaign's own."""
+    if device:
+        runs = [replace(r, spec={**r.spec, "device": device}) for r in runs]
+    where = device or ", ".join(sorted({str(r.spec.get("device", "the host's")) for r in runs}))
+    return (f"planned: {len(runs)} runs, {hms(eta_seconds(runs, *folders(runs, raw)))} "
+            f"on {where}")
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     runs = plan(args.campaign, load_hosts(args.hosts), args.claims)
     print(progress_line(runs[0].campaign if runs else args.campaign, runs, args.raw))
+    print(planned_line(runs, args.raw, args.device))
     return 0
 
 

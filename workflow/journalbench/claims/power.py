@@ -41,3 +41,11 @@ def plan(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
                          "interest": row["interest"], "n_now": row["n"],
                          "alpha": alpha, "runs_needed": needed(row, alpha)})
     return pd.DataFrame(rows)
+
+
+def together(judged: list[tuple[pd.DataFrame, pd.DataFrame]], name: str
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Several campaigns' (claims, checks) as the one campaign `name` that would run all their
+    experiments: one family per host, device and BFQ setting, so alpha / all their claims."""
+    return tuple(pd.concat([tables[i] for tables in judged], ignore_index=True)
+                 .assign(campaign=name) for i in (0, 1))
