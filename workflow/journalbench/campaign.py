@@ -1,6 +1,7 @@
 """Campaign matrix -> run specs with stable run ids, per host; what is done and what is left.
 
-Runs are ordered repetition-major (every condition once, then every condition again), so slow
+Runs are planned repetition-major (every condition once, then every condition again); Snakemake
+runs the missing ones in its own order, which interleaves conditions and repetitions, so slow
 drift of the device over a long campaign spreads over all conditions instead of biasing one.
 """
 
