@@ -78,6 +78,14 @@ def test_a_database_notebook_reads_its_own_campaign_until_the_configured_one_run
     assert notebooks.source("mysql", str(both)) == "quick-mysql"
 
 
+def test_the_device_study_reads_a_campaign_on_several_devices() -> None:
+    assert campaign.devices("quick") == {"native", "hdd"}
+    assert campaign.devices("thesis-hdd") == {"hdd"}
+    assert notebooks.source("device-class", "quick") == "quick"
+    assert notebooks.source("device-class", "thesis-hdd") == "quick"
+    assert notebooks.source("mysql", "thesis-hdd") == "thesis-hdd"  # it runs MariaDB itself
+
+
 def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() -> None:
     fio_only = ["base-workloads", "fsync-interference", "journal-fixes"]
     assert notebooks.runnable("quick", ["fileprep"]) == [*fio_only, "device-class"]

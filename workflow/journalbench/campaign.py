@@ -49,6 +49,15 @@ def tests_claims(name_or_path: str) -> bool:
     return any(e.get("claims") for e in load_campaign(name_or_path)["experiments"])
 
 
+def devices(name_or_path: str) -> set[str]:
+    """The device profiles the campaign's experiments name (none named: the host's own, one)."""
+    if not campaign_path(name_or_path).is_file():
+        return set()
+    campaign = load_campaign(name_or_path)
+    return {str(d) for e in campaign["experiments"]
+            for d in e.get("devices", campaign.get("devices", [None]))}
+
+
 def tools(name_or_path: str) -> set[str]:
     """The workload tools the campaign's tenants run (fio, mariadb, redis); none when its file
     is not there (a campaign known only by the run folders it left)."""

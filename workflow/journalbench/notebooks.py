@@ -21,9 +21,14 @@ from journalbench import campaign as campaigns
 
 NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis",
              "device-class"]
-# A database notebook's tool, and the campaign that runs its experiments: the notebook reads
-# that campaign's runs when the configured campaign runs no such tool (quick's are all fio).
-DATABASE = {"mysql": ("mariadb", "quick-mysql"), "redis": ("redis", "quick-redis")}
+# A notebook whose runs the configured campaign may not have, what it needs of a campaign, and
+# the campaign that has it: the database notebooks a tool (quick's runs are all fio), the
+# device study several device profiles (thesis-hdd runs on `hdd` only).
+OWN_SOURCE = {
+    "mysql": (lambda c: "mariadb" in campaigns.tools(c), "quick-mysql"),
+    "redis": (lambda c: "redis" in campaigns.tools(c), "quick-redis"),
+    "device-class": (lambda c: len(campaigns.devices(c)) > 1, "quick"),
+}
 # campaigns a notebook reads beside its own: the fsync notebook shows fileprep's table
 BESIDE = {"fsync-interference": "fileprep"}
 # the ledger's tables the pipeline keeps beside a campaign's tidy tables, which the notebooks
@@ -33,10 +38,10 @@ JUDGED = ("claims", "checks", "starved")
 
 def source(name: str, campaign: str) -> str:
     """The campaign whose runs notebook `name` draws when `campaign` is the configured one."""
-    if name not in DATABASE:
+    if name not in OWN_SOURCE:
         return campaign
-    tool, own = DATABASE[name]
-    return campaign if tool in campaigns.tools(campaign) else own
+    has, own = OWN_SOURCE[name]
+    return campaign if has(campaign) else own
 
 
 def runnable(campaign: str, present: Iterable[str]) -> list[str]:
@@ -54,13 +59,13 @@ def reads(campaign: str, names: Iterable[str]) -> list[str]:
 
 def parameters(campaign: str, root: Path, name: str | None = None) -> dict[str, str]:
     """Papermill's parameters: figures and tables go under the configured campaign; a
-    database notebook's runs may come from its own campaign (`source`)."""
+    notebook of OWN_SOURCE may draw its runs from its own campaign (`source`)."""
     data = campaign if name is None else source(name, campaign)
     given = {"campaign": campaign, "processed": str(root / "data" / "processed" / data),
              "raw": str(root / "data" / "raw" / data),
              "figures": str(root / "figures" / campaign),
              "results": str(root / "results" / campaign)}
-    return {**given, "source": data} if name in DATABASE else given
+    return {**given, "source": data} if name in OWN_SOURCE else given
 
 
 # between two notebooks in the shared kernel: no figure and no variable of the last is left
