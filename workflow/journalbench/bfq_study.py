@@ -100,10 +100,10 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
     for profile in profile_order(rows[PROFILE]):
         mine = rows[rows[PROFILE] == profile]
         order = setting_order(mine[BFQ], base if base in set(mine[BFQ]) else None)
-        base = mine[mine[BFQ] == order[0]]
+        reference = mine[mine[BFQ] == order[0]]
         for setting in order[1:]:
             check = checks.ratio(STARVATION, "accounted victim's share: setting over baseline",
-                                 mine[mine[BFQ] == setting], base, "achieved_share")
+                                 mine[mine[BFQ] == setting], reference, "achieved_share")
             result = checks.evaluate(check)
             found.append({PROFILE: profile, "setting": change(setting, order[0]),
                           BFQ: setting, "share_setting": float(np.median(check.a)),
@@ -125,13 +125,11 @@ def sensitivity_effects(tests: pd.DataFrame, claims: Iterable[str] = SENSITIVE) 
     """The measured checks of the isolation claims (shares included: their effect is a share,
     compared as a ratio of shares), a row per check, device profile and setting, with the
     check's number within its claim."""
+    from journalbench.device_class import numbered
+
     rows = profiled(tests[tests["claim"].isin(list(claims)) & (tests["status"] == MEASURED)])
-    numbers = {(claim, test): i + 1 for claim, group in rows.groupby("claim", sort=False)
-               for i, test in enumerate(dict.fromkeys(group["test"]))}
-    rows = rows.assign(check=[numbers[key] for key in zip(rows["claim"], rows["test"],
-                                                            strict=True)])
-    return rows.reindex(columns=["claim", "check", "part", "test", PROFILE, BFQ, "effect", "low",
-                                 "high", "outcome"]).reset_index(drop=True)
+    columns = ["claim", "check", "part", "test", PROFILE, BFQ, "effect", "low", "high", "outcome"]
+    return numbered(rows).reindex(columns=columns).reset_index(drop=True)
 
 
 def sensitivity(effects: pd.DataFrame) -> pd.DataFrame:
@@ -149,5 +147,5 @@ def sensitivity(effects: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     table = pd.concat(tables, ignore_index=True).drop(columns=["p_holm", "depends"])
     rejected, adjusted = holm(table["p"].fillna(1.0).to_numpy())
-    changes = [change(to, base) for to, base in zip(table["to"], table["from"], strict=True)]
+    changes = [change(to, start) for to, start in zip(table["to"], table["from"], strict=True)]
     return table.assign(change=changes, p_holm=adjusted, depends=rejected)

@@ -51,12 +51,17 @@ def effects(tests: pd.DataFrame, runs: pd.DataFrame,
     rows = tests[tests["claim"].isin(claims) & (tests["status"] == MEASURED)
                  & ~tests["kind"].isin(SHARE_KINDS)]
     rows = rows.assign(fsync_ms=rows["device_profile"].map(cost)).dropna(subset=["fsync_ms"])
-    numbers = {(claim, test): i + 1 for claim, group in rows.groupby("claim", sort=False)
-               for i, test in enumerate(dict.fromkeys(group["test"]))}
-    rows = rows.assign(check=[numbers[key] for key in zip(rows["claim"], rows["test"],
-                                                            strict=True)])
+    rows = numbered(rows)
     # a campaign without a measured check has no effect columns at all: the table stays empty
     return rows.reindex(columns=EFFECT_COLUMNS).reset_index(drop=True)
+
+
+def numbered(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` with each check's number within its claim (`check`, as the figures label it)."""
+    numbers = {(claim, test): i + 1 for claim, group in rows.groupby("claim", sort=False)
+               for i, test in enumerate(dict.fromkeys(group["test"]))}
+    return rows.assign(check=[numbers[key] for key in zip(rows["claim"], rows["test"],
+                                                            strict=True)])
 
 
 EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms", "effect", "low",

@@ -53,11 +53,13 @@ def hms(seconds: float) -> str:
     return f"{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m{int(seconds % 60):02d}s"
 
 
-def folders(runs: list[PlannedRun], raw: Path) -> tuple[list[Path], list[Path]]:
-    """The landed runs of the campaign, and every other landed run of its hosts (each kind of
-    run's set-up time, whatever its campaign)."""
+def folders(runs: list[PlannedRun], left: list[PlannedRun],
+            raw: Path) -> tuple[list[Path], list[Path]]:
+    """The landed runs of the campaign (those not `left`), and every other landed run of its
+    hosts (each kind of run's set-up time, whatever its campaign)."""
     campaigns, hosts = {r.campaign for r in runs}, {r.host for r in runs}
-    own = [r.folder(raw) for r in runs if runfolder.is_complete(r.folder(raw))]
+    missing_ids = {(r.host, r.run_id) for r in left}
+    own = [r.folder(raw) for r in runs if (r.host, r.run_id) not in missing_ids]
     others = [f for f in raw.glob("*/*/*")
               if f.parent.name in hosts and f.parent.parent.name not in campaigns]
     return own, others
@@ -65,18 +67,18 @@ def folders(runs: list[PlannedRun], raw: Path) -> tuple[list[Path], list[Path]]:
 
 def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
     left = missing(runs, raw)
-    eta = eta_seconds(left, *folders(runs, raw))
+    eta = eta_seconds(left, *folders(runs, left, raw))
     return (f"campaign {campaign}: {len(runs) - len(left)}/{len(runs)} runs done, "
             f"{len(left)} left, ETA {hms(eta)}")
 
 
 def planned_line(runs: list[PlannedRun], raw: Path, device: str | None) -> str:
     """The whole plan's wall time, done or not; on `device` instead of the campaign's own."""
+    landed = folders(runs, missing(runs, raw), raw)
     if device:
         runs = [replace(r, spec={**r.spec, "device": device}) for r in runs]
     where = device or ", ".join(sorted({str(r.spec.get("device", "the host's")) for r in runs}))
-    return (f"planned: {len(runs)} runs, {hms(eta_seconds(runs, *folders(runs, raw)))} "
-            f"on {where}")
+    return f"planned: {len(runs)} runs, {hms(eta_seconds(runs, *landed))} on {where}"
 
 
 def cmd_status(args: argparse.Namespace) -> int:
