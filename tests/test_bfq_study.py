@@ -80,3 +80,14 @@ def test_a_campaign_of_one_setting_gives_empty_tables() -> None:
     runs, experiments, tests = c24_tests([0.05, 0.08, 0.10, 0.06], {})
     assert bfq_study.starvation_rise(runs, experiments, tests).empty
     assert bfq_study.sensitivity(bfq_study.sensitivity_effects(tests)).empty
+
+
+def test_each_device_profile_is_compared_with_its_own_baseline() -> None:
+    runs, experiments, tests = c24_tests([0.05, 0.08, 0.10, 0.06],
+                                         {SG0: [0.66, 0.70, 0.72, 0.69]})
+    hdd = runs.assign(device_profile="hdd", run_id=runs["run_id"] + "-hdd")
+    members = experiments.assign(run_id=experiments["run_id"] + "-hdd")
+    both = pd.concat([runs, hdd], ignore_index=True)
+    rise = bfq_study.starvation_rise(both, pd.concat([experiments, members]), tests)
+    assert list(rise["device_profile"]) == ["native", "hdd"]
+    assert rise["ratio"].iloc[0] == pytest.approx(rise["ratio"].iloc[1])
