@@ -211,7 +211,7 @@ def test_status_plans_a_campaign_on_another_device(tmp_path, repo):
     (folder / runfolder.SPEC).write_text(json.dumps({**run.spec, "device": "hdd"}))
     (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": length + 30,
                                                                 "workload_s": length}}))
-    assert dispatch.planned_line([run], tmp_path, "hdd") == (
+    assert dispatch.planned_line([run], [run], tmp_path, "hdd") == (
         f"planned: 1 runs, {dispatch.hms(length + 30)} on hdd")
     # on its own device nothing of its kind landed: the mean of every landed run
-    assert dispatch.planned_line([run], tmp_path, None).startswith("planned: 1 runs, ")
+    assert dispatch.planned_line([run], [run], tmp_path, None).startswith("planned: 1 runs, ")

@@ -31,6 +31,7 @@ from journalbench.agent.arms import JOURNAL_ACCOUNTED
 from journalbench.analysis import BFQ, PROFILE, profile_order, profiled, starvation_pair
 from journalbench.claims import checks
 from journalbench.claims.verdicts import MEASURED
+from journalbench.device_class import dependence, numbered
 from journalbench.stats import holm
 
 SENSITIVE = ("C3", "C10", "C17", "C18")  # the thesis's isolation claims on container arms
@@ -125,8 +126,6 @@ def sensitivity_effects(tests: pd.DataFrame, claims: Iterable[str] = SENSITIVE) 
     """The measured checks of the isolation claims (shares included: their effect is a share,
     compared as a ratio of shares), a row per check, device profile and setting, with the
     check's number within its claim."""
-    from journalbench.device_class import numbered
-
     rows = profiled(tests[tests["claim"].isin(list(claims)) & (tests["status"] == MEASURED)])
     columns = ["claim", "check", "part", "test", PROFILE, BFQ, "effect", "low", "high", "outcome"]
     return numbered(rows).reindex(columns=columns).reset_index(drop=True)
@@ -135,8 +134,6 @@ def sensitivity_effects(tests: pd.DataFrame, claims: Iterable[str] = SENSITIVE) 
 def sensitivity(effects: pd.DataFrame) -> pd.DataFrame:
     """Does the setting change an isolation check's effect? device_class.dependence per device
     profile, the baseline setting first; Holm over every check of every profile."""
-    from journalbench.device_class import dependence
-
     tables = []
     base = baseline(effects[BFQ]) if not effects.empty else None
     for profile, group in effects.groupby(PROFILE, sort=False):

@@ -65,16 +65,17 @@ def folders(runs: list[PlannedRun], left: list[PlannedRun],
     return own, others
 
 
-def progress_line(campaign: str, runs: list[PlannedRun], raw: Path) -> str:
-    left = missing(runs, raw)
+def progress_line(campaign: str, runs: list[PlannedRun], left: list[PlannedRun],
+                  raw: Path) -> str:
     eta = eta_seconds(left, *folders(runs, left, raw))
     return (f"campaign {campaign}: {len(runs) - len(left)}/{len(runs)} runs done, "
             f"{len(left)} left, ETA {hms(eta)}")
 
 
-def planned_line(runs: list[PlannedRun], raw: Path, device: str | None) -> str:
+def planned_line(runs: list[PlannedRun], left: list[PlannedRun], raw: Path,
+                 device: str | None) -> str:
     """The whole plan's wall time, done or not; on `device` instead of the campaign's own."""
-    landed = folders(runs, missing(runs, raw), raw)
+    landed = folders(runs, left, raw)
     if device:
         runs = [replace(r, spec={**r.spec, "device": device}) for r in runs]
     where = device or ", ".join(sorted({str(r.spec.get("device", "the host's")) for r in runs}))
@@ -83,8 +84,9 @@ def planned_line(runs: list[PlannedRun], raw: Path, device: str | None) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     runs = plan(args.campaign, load_hosts(args.hosts), args.claims)
-    print(progress_line(runs[0].campaign if runs else args.campaign, runs, args.raw))
-    print(planned_line(runs, args.raw, args.device))
+    left = missing(runs, args.raw)  # reads every planned run's manifest: once for both lines
+    print(progress_line(runs[0].campaign if runs else args.campaign, runs, left, args.raw))
+    print(planned_line(runs, left, args.raw, args.device))
     return 0
 
 
@@ -122,7 +124,8 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     if partial.exists():
         shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
     with controller_lane(host["name"]):
-        print(progress_line(run.campaign, runs, args.raw), file=sys.stderr)
+        print(progress_line(run.campaign, runs, missing(runs, args.raw), args.raw),
+              file=sys.stderr)
         started = time.monotonic()
         run_remote(host, run.spec, partial)
         land(partial, final)
