@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "journalbench.dispatch",  # dispatch, status
     "journalbench.locks",  # unlock
     "journalbench.claims_cli",  # claims, power
+    "journalbench.reference",  # adopt-reference
 )
 HOST_HELP = "host name in hosts/ or host file path"
 
