@@ -121,6 +121,57 @@ def test_a_drifted_device_fails_the_run(hdd_host, tmp_path):
     assert not system_residue(hdd_host["name"], hdd_host["state_dir"])
 
 
+def adopt_reference(campaign: str, host: dict[str, Any], raw: Path
+                    ) -> subprocess.CompletedProcess:
+    return subprocess.run([str(VENV_BIN / "journalbench"), "adopt-reference", campaign,
+                           "--host", str(host["file"]), "--raw", str(raw)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_campaign_resumed_on_a_fresh_machine_keeps_its_reference(hdd_host, tmp_path):
+    """A campaign's run lands; the host's reference cache is lost (a new machine of the same
+    kind); `adopt-reference` puts back the reference the landed run was checked against, and
+    the next run is checked against it instead of a new one measured there."""
+    from journalbench.agent.devices import PROFILES
+    from journalbench.agent.devices.calibrate import reference_path
+    from journalbench.hosts import load_host
+
+    raw = tmp_path / "raw"
+    first = raw / "resumed" / hdd_host["name"] / "first"
+    first.parent.mkdir(parents=True)
+    proc = start_run(pair("shared-journal", device="hdd", duration=2), hdd_host, first)
+    assert proc.wait(timeout=600) == 0, proc.communicate()[1]
+    recorded = json.loads((first / runfolder.HOST).read_text())["calibration"]
+    host = load_host(str(hdd_host["file"]))
+    path = reference_path(host, PROFILES["hdd"](host, Path(host["state_dir"]) / host["name"],
+                                                {}))
+    assert recorded["reference_file"] == str(path)
+    path.unlink()  # the fresh machine's empty cache
+
+    adopted = adopt_reference("resumed", hdd_host, raw)
+    assert adopted.returncode == 0, adopted.stderr
+    assert json.loads(path.read_text()) == recorded["reference"]
+    again = adopt_reference("resumed", hdd_host, raw)
+    assert again.returncode == 0 and "already the runs' reference" in again.stdout
+
+    second = tmp_path / "second"
+    proc = start_run(pair("shared-journal", device="hdd", duration=2), hdd_host, second)
+    assert proc.wait(timeout=600) == 0, proc.communicate()[1]
+    checked = json.loads((second / runfolder.HOST).read_text())["calibration"]
+    assert checked["reference"] == recorded["reference"]  # not measured anew
+    assert json.loads(path.read_text()) == recorded["reference"]
+
+    # a host that measured a reference of its own keeps it: adopting would hide that change
+    path.write_text(json.dumps({**recorded["reference"], "measured_at": "elsewhere"}))
+    try:
+        refused = adopt_reference("resumed", hdd_host, raw)
+    finally:
+        path.write_text(json.dumps(recorded["reference"]))
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1 and "holds another reference" in refused.stderr
+    assert not system_residue(hdd_host["name"], hdd_host["state_dir"])
+
+
 def test_a_reference_measured_on_a_busy_machine_is_used_but_not_kept(agent_host, tmp_path):
     """Two processes spinning on both cores while the fast disk's reference is first measured:
     the run records how busy the machine was and goes on, but the reference is not cached, so a
