@@ -76,6 +76,33 @@ def test_the_sensitivity_test_finds_the_check_that_moved() -> None:
     assert table.loc["moved", "ratio"] == pytest.approx(1.6)
 
 
+def test_two_settings_measured_equally_often_take_the_campaigns_baseline() -> None:
+    """The bfq campaign measures each isolation check once under strict_guarantees 0 and once
+    under 1: a tie the effects alone would settle by name (0 first); the campaign's tests,
+    C24's four settings among them, name the default."""
+    effects = pd.DataFrame([
+        {"claim": "C17", "check": 1, "test": "split", "part": "container",
+         "device_profile": "hdd", "bfq": setting, "effect": effect, "low": effect / 1.05,
+         "high": effect * 1.05, "outcome": "reproduced"}
+        for setting, effect in ((SG0, 1.6), (BASE, 1.0))])
+    assert bfq_study.baseline(effects["bfq"]) == SG0  # what the tie alone gives
+    tests = pd.DataFrame({"bfq": [BASE, SG0, NO_IDLE, BASE, SG0], "device_profile": "hdd"})
+    assert bfq_study.campaign_baseline(tests) == BASE
+    table = bfq_study.sensitivity(effects, base=bfq_study.campaign_baseline(tests))
+    assert table.loc[0, "change"] == "strict_guarantees 1 -> 0"
+    assert table.loc[0, "ratio"] == pytest.approx(1.6)
+
+
+def test_settings_are_named_by_their_change_baseline_first() -> None:
+    rows = pd.DataFrame({"bfq": [NO_IDLE, BASE, SG0, BASE], "arm": "journal-accounted"})
+    named = bfq_study.by_setting(rows)
+    assert "bfq" not in named.columns  # so a figure's panels do not split by setting
+    assert list(named["setting"].cat.categories) == [
+        "baseline", "slice_idle_us 8000 -> 0", "strict_guarantees 1 -> 0"]
+    assert list(named["setting"]) == ["slice_idle_us 8000 -> 0", "baseline",
+                                      "strict_guarantees 1 -> 0", "baseline"]
+
+
 def test_a_campaign_of_one_setting_gives_empty_tables() -> None:
     runs, experiments, tests = c24_tests([0.05, 0.08, 0.10, 0.06], {})
     assert bfq_study.starvation_rise(runs, experiments, tests).empty

@@ -37,6 +37,7 @@ from journalbench.stats import holm
 SENSITIVE = ("C3", "C10", "C17", "C18")  # the thesis's isolation claims on container arms
 STARVATION = "C24"
 REPRODUCED, CONTRADICTED = "reproduced", "contradicted"
+SETTING = "setting"  # a setting named by its change of the baseline ("strict_guarantees 1 -> 0")
 
 
 def tunables(setting: str) -> dict[str, str]:
@@ -72,6 +73,18 @@ def change(setting: str, base: str) -> str:
     return ", ".join(moved) or "baseline"
 
 
+def by_setting(rows: pd.DataFrame, base: str | None = None) -> pd.DataFrame:
+    """`rows` with each run's BFQ setting named by its change of the baseline (column
+    `setting`, ordered, the baseline first) in place of the setting itself: a figure then puts
+    the settings side by side in one panel per device profile, not a panel per setting."""
+    if rows.empty:
+        return rows.assign(**{SETTING: pd.Series(dtype=str)}).drop(columns=BFQ)
+    order = setting_order(rows[BFQ], base)
+    names = [change(s, order[0]) for s in order]
+    named = pd.Categorical([change(str(s), order[0]) for s in rows[BFQ]], names, ordered=True)
+    return rows.assign(**{SETTING: named}).drop(columns=BFQ)
+
+
 def verdicts(tests: pd.DataFrame, claims: Iterable[str]) -> pd.DataFrame:
     """From the notebooks' tests table: a row per claim and device profile, a column per BFQ
     setting (named by its change of the baseline) with the claim's verdict under it."""
@@ -97,7 +110,7 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
     verdict = {(r[PROFILE], r[BFQ]): r["outcome"]
                for _, r in profiled(tests[tests["claim"] == STARVATION]).iterrows()}
     found = []
-    base = baseline(profiled(tests)[BFQ]) if not tests.empty else None
+    base = campaign_baseline(tests)
     for profile in profile_order(rows[PROFILE]):
         mine = rows[rows[PROFILE] == profile]
         order = setting_order(mine[BFQ], base if base in set(mine[BFQ]) else None)
@@ -131,13 +144,21 @@ def sensitivity_effects(tests: pd.DataFrame, claims: Iterable[str] = SENSITIVE) 
     return numbered(rows).reindex(columns=columns).reset_index(drop=True)
 
 
-def sensitivity(effects: pd.DataFrame) -> pd.DataFrame:
+def campaign_baseline(tests: pd.DataFrame) -> str | None:
+    """The baseline of every setting the campaign's tests were judged under: the isolation
+    checks alone hold two settings equally often, a tie `baseline` would settle by name."""
+    return baseline(profiled(tests)[BFQ]) if not tests.empty else None
+
+
+def sensitivity(effects: pd.DataFrame, base: str | None = None) -> pd.DataFrame:
     """Does the setting change an isolation check's effect? device_class.dependence per device
-    profile, the baseline setting first; Holm over every check of every profile."""
+    profile, the baseline setting first (`base`: the campaign's, campaign_baseline; else the
+    effects' own); Holm over every check of every profile."""
     tables = []
-    base = baseline(effects[BFQ]) if not effects.empty else None
+    base = base or (baseline(effects[BFQ]) if not effects.empty else None)
     for profile, group in effects.groupby(PROFILE, sort=False):
-        table = dependence(group, by=BFQ, order=lambda found: setting_order(found, base))
+        table = dependence(group, by=BFQ, order=lambda found: setting_order(
+            found, base if base in set(found) else None))
         if not table.empty:
             tables.append(table.assign(**{PROFILE: profile}))
     if not tables:
