@@ -80,7 +80,8 @@ def by_setting(rows: pd.DataFrame, base: str | None = None) -> pd.DataFrame:
     if rows.empty:
         return rows.assign(**{SETTING: pd.Series(dtype=str)}).drop(columns=BFQ)
     order = setting_order(rows[BFQ], base)
-    names = [change(s, order[0]) for s in order]
+    # named changes sort by name (a raw setting string sorts by its first tunable)
+    names = [change(order[0], order[0]), *sorted(change(s, order[0]) for s in order[1:])]
     named = pd.Categorical([change(str(s), order[0]) for s in rows[BFQ]], names, ordered=True)
     return rows.assign(**{SETTING: named}).drop(columns=BFQ)
 
