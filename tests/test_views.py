@@ -18,7 +18,7 @@ from journalbench.runfolder import run_id
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
 # the campaigns whose run folders ship in data/raw/
-SHIPPED = ["arms20", "fileprep", "quick", "quick-mysql", "quick-redis"]
+SHIPPED = ["arms20", "fileprep", "quick", "quick-mysql", "quick-redis", "thesis-hdd"]
 
 
 def unshown(runs: pd.DataFrame, plan: pd.DataFrame) -> list[str]:
@@ -195,6 +195,8 @@ def test_a_single_profile_campaign_reads_as_before() -> None:
          "kernel": "k", "device_kind": "image", "device_fsync_lat_ms": 0.1 + rep / 100,
          "throughput_mb_s": 10.0 + rep, "achieved_share": 1.0} for rep in range(3)])
     assert analysis.host_label(rows) == "host h (k, image native, device fsync 0.11 ms)"
+    resumed = rows.assign(kernel=["k", "k", "k2"])  # a campaign resumed on another build
+    assert analysis.host_label(resumed).startswith("host h (k + k2, image native")
     table = analysis.medians(rows, ["arm"], "throughput_mb_s")
     assert table[["host", "device_profile", "arm", "median"]].values.tolist() == [
         ["h", "native", "shared-journal", 11.0]]

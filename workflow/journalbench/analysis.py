@@ -95,7 +95,9 @@ def host_label(runs: pd.DataFrame) -> str:
                    for p in profiles]
         if len(profiles) == 1:  # a single-profile campaign reads as before
             devices = [f"{profiles[0]}, {device_fsync(group)}"]
-        label = (f"host {host} ({group['kernel'].iloc[0]}, {group['device_kind'].iloc[0]} "
+        # a campaign resumed on another machine or kernel build names each kernel it ran on
+        kernels = " + ".join(dict.fromkeys(group["kernel"].astype(str)))
+        label = (f"host {host} ({kernels}, {group['device_kind'].iloc[0]} "
                  f"{'; '.join(devices)}")
         accel = sorted(set(group["virt_accel"].dropna()))
         if accel:  # a VM under TCG emulates its CPU: its numbers are not a KVM guest's
