@@ -113,7 +113,7 @@ def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: lis
 
 
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
-           column: str = "achieved_share") -> plt.Figure:
+           column: str = "achieved_share", slant: bool = False) -> plt.Figure:
     """Each run's share (dots) per condition, with the share the weights promise; a panel per
     device profile (all on the same 0-1 scale)."""
     frame = labelled_arms(frame)
@@ -129,7 +129,7 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
                        label=f"target {target}")
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of the disk (bytes)")
-        if x == "arm" and len(groups) > 1:  # arm names overlap in a narrower panel
+        if slant or (x == "arm" and len(groups) > 1):  # long names overlap in a narrow panel
             slanted(ax)
     if target is not None:  # the legend gathers the arms' dots and the target line
         axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
@@ -172,6 +172,18 @@ def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
     return titled(fig, title, host)
 
 
+def check_line(ax: plt.Axes, xs: pd.Series, check: pd.DataFrame, number: object) -> str:
+    """One check's effects with their 95% intervals at `xs`, labelled with its number at the
+    last point; returns the line's colour."""
+    line = ax.errorbar(xs, check["effect"],
+                       yerr=[check["effect"] - check["low"], check["high"] - check["effect"]],
+                       marker="o", capsize=3, linewidth=1)
+    color = line[0].get_color()
+    ax.annotate(str(number), (xs.iloc[-1], check["effect"].iloc[-1]), xytext=(4, 0),
+                textcoords="offset points", fontsize=8, color=color, va="center")
+    return color
+
+
 def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Figure:
     """Each ratio check's effect (95% interval) against the device's fsync cost, a panel per
     claim, both axes logarithmic: 1 is no effect, the dotted lines the check's smallest effect
@@ -184,22 +196,37 @@ def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Fi
         rows = effects[effects["claim"] == claim]
         for number, check in rows.groupby("check", sort=True):
             check = check.sort_values("fsync_ms")
-            line = ax.errorbar(check["fsync_ms"], check["effect"],
-                               yerr=[check["effect"] - check["low"],
-                                     check["high"] - check["effect"]],
-                               marker="o", capsize=3, linewidth=1)
-            ax.annotate(str(number), (check["fsync_ms"].iloc[-1], check["effect"].iloc[-1]),
-                        xytext=(4, 0), textcoords="offset points", fontsize=8,
-                        color=line[0].get_color(), va="center")
+            color = check_line(ax, check["fsync_ms"], check, number)
             interest = float(check["interest"].iloc[0])
             for level in (interest, 1 / interest):
-                ax.axhline(level, color=line[0].get_color(), linestyle=":", linewidth=0.8)
+                ax.axhline(level, color=color, linestyle=":", linewidth=0.8)
         ax.axhline(1, color="black", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(claim, fontsize=10)
         ax.set_xlabel("fsync alone (ms)")
     axes[0][0].set_ylabel("effect (ratio)")
+    return titled(fig, title, host)
+
+
+def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str) -> plt.Figure:
+    """Each check's effect (95% interval) under each BFQ setting (column `x`, ordered: the
+    baseline first), a panel per claim on its own logarithmic y scale (a share check's effect
+    is a share, a ratio check's a ratio); each line is labelled with its check's number."""
+    claims = list(dict.fromkeys(effects["claim"]))
+    order = levels(effects, x)
+    fig, axes = plt.subplots(1, max(len(claims), 1), figsize=(3.2 * max(len(claims), 1), 4.2),
+                             squeeze=False)
+    for ax, claim in zip(axes[0], claims, strict=False):
+        rows = effects[effects["claim"] == claim]
+        for number, check in rows.groupby("check", sort=True):
+            check = check.assign(at=[order.index(v) for v in check[x]]).sort_values("at")
+            check_line(ax, check["at"], check, number)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(order)), order)
+        slanted(ax)
+        ax.set_title(claim, fontsize=10)
+    axes[0][0].set_ylabel("effect (share or ratio)")
     return titled(fig, title, host)
 
 
