@@ -118,3 +118,23 @@ def test_each_device_profile_is_compared_with_its_own_baseline() -> None:
     rise = bfq_study.starvation_rise(both, pd.concat([experiments, members]), tests)
     assert list(rise["device_profile"]) == ["native", "hdd"]
     assert rise["ratio"].iloc[0] == pytest.approx(rise["ratio"].iloc[1])
+
+
+def test_the_isolation_figure_puts_the_baseline_first_in_a_panel_per_claim() -> None:
+    from journalbench import plots
+
+    effects = pd.DataFrame([
+        {"claim": claim, "check": check, "device_profile": "hdd", "bfq": setting,
+         "effect": effect, "low": effect / 1.1, "high": effect * 1.1}
+        for claim, check, setting, effect in (
+            ("C3", 1, SG0, 0.62), ("C3", 1, BASE, 0.68), ("C18", 1, BASE, 1.3),
+            ("C18", 1, SG0, 1.1), ("C18", 2, BASE, 0.9), ("C18", 2, SG0, 0.95))])
+    named = bfq_study.by_setting(effects, BASE)
+    fig = plots.effects_by_setting(named, "setting", "t", "host h")
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["C3", "C18"]
+    for ax in axes:
+        assert [t.get_text() for t in ax.get_xticklabels()] == [
+            "baseline", "strict_guarantees 1 -> 0"]
+    c18_lines = [line for line in axes[1].get_lines() if line.get_marker() == "o"]
+    assert sorted(tuple(line.get_ydata()) for line in c18_lines) == [(0.9, 0.95), (1.3, 1.1)]

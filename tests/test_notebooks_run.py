@@ -86,6 +86,17 @@ def test_the_device_study_reads_a_campaign_on_several_devices() -> None:
     assert notebooks.source("mysql", "thesis-hdd") == "thesis-hdd"  # it runs MariaDB itself
 
 
+def test_the_bfq_study_reads_a_campaign_of_several_bfq_settings() -> None:
+    assert campaign.bfq_settings("bfq") == {
+        "", "strict_guarantees=0", "strict_guarantees=1", "slice_idle=0", "low_latency=0"}
+    assert campaign.bfq_settings("thesis-hdd") == {""}  # the host's own setting throughout
+    assert campaign.bfq_settings("no-such-campaign") == set()
+    assert notebooks.source("bfq", "bfq") == "bfq"
+    assert notebooks.source("bfq", "thesis-hdd") == "bfq"
+    assert "bfq" not in notebooks.runnable("thesis-hdd", ["quick"])  # no bfq runs: not run
+    assert "bfq" in notebooks.runnable("thesis-hdd", ["quick", "bfq"])
+
+
 def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() -> None:
     fio_only = ["base-workloads", "fsync-interference", "journal-fixes"]
     assert notebooks.runnable("quick", ["fileprep"]) == [*fio_only, "device-class"]

@@ -68,6 +68,16 @@ def tools(name_or_path: str) -> set[str]:
             for tenant in experiment["tenants"] if "tool" in tenant.get("workload", {})}
 
 
+def bfq_settings(name_or_path: str) -> set[str]:
+    """The BFQ tunables the campaign's runs set, one string per distinct setting ("" for the
+    host's own); none when its file is not there."""
+    if not campaign_path(name_or_path).is_file():
+        return set()
+    campaign = load_campaign(name_or_path)
+    return {" ".join(f"{k}={v}" for k, v in sorted(spec.get("bfq", {}).items()))
+            for spec in expand(campaign, str(campaign_path(name_or_path)))}
+
+
 def substitute(value: Any, values: dict[str, Any]) -> Any:
     """Replace "{name}" in strings (a whole-string "{name}" keeps the value's type)."""
     if isinstance(value, str):

@@ -20,14 +20,16 @@ from typing import Any
 from journalbench import campaign as campaigns
 
 NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis",
-             "device-class"]
+             "device-class", "bfq"]
 # A notebook whose runs the configured campaign may not have, what it needs of a campaign, and
 # the campaign that has it: the database notebooks a tool (quick's runs are all fio), the
-# device study several device profiles (thesis-hdd runs on `hdd` only).
+# device study several device profiles (thesis-hdd runs on `hdd` only), the BFQ study several
+# BFQ settings.
 OWN_SOURCE = {
     "mysql": (lambda c: "mariadb" in campaigns.tools(c), "quick-mysql"),
     "redis": (lambda c: "redis" in campaigns.tools(c), "quick-redis"),
     "device-class": (lambda c: len(campaigns.devices(c)) > 1, "quick"),
+    "bfq": (lambda c: len(campaigns.bfq_settings(c)) > 1, "bfq"),
 }
 # campaigns a notebook reads beside its own: the fsync notebook shows fileprep's table
 BESIDE = {"fsync-interference": "fileprep"}
