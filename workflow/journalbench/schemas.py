@@ -36,10 +36,18 @@ def field_path(error: jsonschema.ValidationError) -> str:
     return ".".join(str(part) for part in error.absolute_path) or "(top level)"
 
 
+@cache
+def validator(schema: str) -> jsonschema.Draft202012Validator:
+    # one per schema: a validator resolves its $refs once (tidy validates every run's spec)
+    return jsonschema.Draft202012Validator(load_schema(schema))
+
+
 def validate(data: Any, schema: str, source: str) -> None:
     """Raise ConfigError for the first (most relevant) schema violation of data."""
-    validator = jsonschema.Draft202012Validator(load_schema(schema))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    checker = validator(schema)
+    if checker.is_valid(data):
+        return
+    error = jsonschema.exceptions.best_match(checker.iter_errors(data))
     if error is not None:
         raise ConfigError(f"{source}: field {field_path(error)}: {error.message}")
 
