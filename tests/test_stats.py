@@ -53,6 +53,21 @@ def test_holm_hand_worked() -> None:
     assert stats.holm([0.5, 0.6])[1].tolist() == [1.0, 1.0]
 
 
+def test_holm_agrees_with_statsmodels() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(11)
+    for size in (1, 2, 5, 24, 120):
+        p = rng.uniform(0, 0.2, size) ** 2  # many near alpha and near each other
+        p[: size // 3] = p[0]  # ties
+        for alpha in (0.05, 0.01):
+            reject, adjusted, _, _ = multipletests(p, alpha=alpha, method="holm")
+            ours = stats.holm(p, alpha=alpha)
+            assert ours[0].tolist() == reject.tolist()
+            assert ours[1] == pytest.approx(adjusted)
+    assert [a.tolist() for a in stats.holm([])] == [[], []]
+
+
 def test_bootstrap_ci_contains_true_median() -> None:
     sample = np.random.default_rng(7).normal(loc=10.0, scale=2.0, size=60)
     estimate = stats.median_ci(sample)

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 CONFIDENCE = 0.95
 RESAMPLES = 9999
@@ -136,10 +135,16 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDEN
 
 
 def holm(p_values: Sequence[float], alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Holm's step-down correction for a family of tests: (reject, adjusted p)."""
-    reject, adjusted, _, _ = multipletests(clean(p_values, "p_values"), alpha=alpha,
-                                           method="holm")
-    return reject, adjusted
+    """Holm's step-down correction for a family of tests: (reject, adjusted p), as
+    statsmodels' multipletests(method="holm") gives them (a test holds the two equal). Written
+    out because multipletests runs a full garbage collection on every call: a tenth of a
+    second each in the ledger's process, a sixth of judging every shipped campaign."""
+    p = clean(p_values, "p_values")
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order])
+    adjusted = np.empty(len(p))
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted <= alpha, adjusted
 
 
 # -- isolation ------------------------------------------------------------------------------
