@@ -15,6 +15,7 @@ from journalbench import stats
 from journalbench.agent.arms import ARMS
 from journalbench.agent.devices import DEFAULT_PROFILE, PROFILES
 from journalbench.experiments import runs_for
+from journalbench.tables import read as read_table
 from journalbench.tidy import tidy
 
 ARM_ORDER = list(ARMS)  # the thesis's order
@@ -42,7 +43,7 @@ def load(processed: Path | str,
     names = ("runs", "samples", "experiments")
     if not all((processed / f"{name}.parquet").exists() for name in names):
         tidy(raw, processed)
-    runs, samples, experiments = (pd.read_parquet(processed / f"{name}.parquet")
+    runs, samples, experiments = (read_table(processed / f"{name}.parquet")
                                   for name in names)
     if runs.empty:
         raise ValueError(f"{processed / 'runs.parquet'}: no complete runs (raw: {raw})")

@@ -42,10 +42,11 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
 
     from journalbench.claims import judged as kept
     from journalbench.claims import ledger
+    from journalbench.tables import read as read_table
 
     loaded = []
     for folder in processed:
-        tables = [pd.read_parquet(folder / f"{name}.parquet")
+        tables = [read_table(folder / f"{name}.parquet")
                   for name in ("runs", "samples", "experiments")]
         if tables[0].empty:
             print(f"claims: {folder / 'runs.parquet'}: no runs, skipped", file=sys.stderr)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from journalbench.claims.verdicts import host_tests, tests_view
 from journalbench.notebooks import JUDGED as TABLES
+from journalbench.tables import read as read_table
 
 
 def paths(processed: Path | str) -> list[Path]:
@@ -29,7 +30,7 @@ def read(processed: Path | str) -> tuple[pd.DataFrame, ...] | None:
     found = paths(processed)
     if not all(path.is_file() for path in found):
         return None
-    return tuple(pd.read_parquet(path) for path in found)
+    return tuple(read_table(path) for path in found)
 
 
 def tests_of(processed: Path | str, runs: pd.DataFrame, experiments: pd.DataFrame,
