@@ -58,6 +58,18 @@ def test_a_setting_that_lifts_the_victim_removes_the_starvation() -> None:
         list(holm(rise["p"].to_numpy())[1]))
 
 
+def test_a_setting_with_one_run_so_far_is_listed_untested() -> None:
+    """A campaign stopped part-way (runs land one at a time) may hold one run of a setting:
+    its row says so, and the settings with runs enough are tested as before."""
+    starved = [0.05, 0.08, 0.10, 0.06]
+    runs, experiments, tests = c24_tests(starved, {SG0: [0.66, 0.70, 0.72, 0.69],
+                                                   NO_IDLE: [0.06]})
+    rise = bfq_study.starvation_rise(runs, experiments, tests).set_index("setting")
+    alone = rise.loc["slice_idle_us 8000 -> 0"]
+    assert alone["n"] == "1/4" and pd.isna(alone["p"]) and not alone["rises"]
+    assert rise.loc["strict_guarantees 1 -> 0", "removes"]
+
+
 def test_the_sensitivity_test_finds_the_check_that_moved() -> None:
     rows = []
     for setting, (held, moved) in {BASE: (0.70, 1.00), SG0: (0.69, 1.60)}.items():

@@ -119,18 +119,22 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
         for setting in order[1:]:
             check = checks.ratio(STARVATION, "accounted victim's share: setting over baseline",
                                  mine[mine[BFQ] == setting], reference, "achieved_share")
-            result = checks.evaluate(check)
-            found.append({PROFILE: profile, "setting": change(setting, order[0]),
-                          BFQ: setting, "share_setting": float(np.median(check.a)),
-                          "share_baseline": float(np.median(check.b)),
-                          "ratio": result.effect, "low": result.low, "high": result.high,
-                          "n": result.n, "p": result.p_for,
-                          "c24_baseline": verdict.get((profile, order[0])),
-                          "c24_setting": verdict.get((profile, setting))})
+            row = {PROFILE: profile, "setting": change(setting, order[0]), BFQ: setting,
+                   "share_setting": float(np.median(check.a)) if len(check.a) else np.nan,
+                   "share_baseline": float(np.median(check.b)) if len(check.b) else np.nan,
+                   "ratio": np.nan, "low": np.nan, "high": np.nan,
+                   "n": f"{len(check.a)}/{len(check.b)}", "p": np.nan,
+                   "c24_baseline": verdict.get((profile, order[0])),
+                   "c24_setting": verdict.get((profile, setting))}
+            if min(len(check.a), len(check.b)) >= 2:  # fewer: no test (a campaign part-run)
+                result = checks.evaluate(check)
+                row.update(ratio=result.effect, low=result.low, high=result.high, n=result.n,
+                           p=result.p_for)
+            found.append(row)
     table = pd.DataFrame(found)
     if table.empty:
         return table
-    rejected, adjusted = holm(table["p"].to_numpy())
+    rejected, adjusted = holm(table["p"].fillna(1.0).to_numpy())
     removes = (rejected & (table["c24_baseline"] == REPRODUCED)
                & (table["c24_setting"] == CONTRADICTED))
     return table.assign(p_holm=adjusted, rises=rejected, removes=removes)
