@@ -74,7 +74,8 @@ def test_report_renders_with_the_ledger_and_every_captioned_figure(report: Path,
     page = report.read_text()
     results = embedded(page, "results")
     figures = {Path(p).stem: r for p, r in results.items() if p.endswith(".png")}
-    drawn = {p.stem for p in (report.parent.parent / "figures" / "quick").glob("*.png")}
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    drawn = {p.stem for p in (report.parent.parent / "figures" / campaign).glob("*.png")}
     assert drawn and set(figures) == drawn
     captions = yaml.safe_load((repo / "workflow/report/captions.yaml").read_text())
     for name, result in figures.items():
@@ -89,3 +90,4 @@ def test_report_renders_with_the_ledger_and_every_captioned_figure(report: Path,
     for claim in ("C1", "C18", "C23"):
         assert f"{claim} (" in ledger_text
     assert "Starved runs" in ledger_text and "quick / local / native" in ledger_text
+    assert f"{campaign} / local / " in ledger_text  # the configured campaign is judged too
