@@ -191,3 +191,17 @@ def test_two_no_fsync_writers_split_bytes_by_weight(agent_host, tmp_path):
     charged = totals(out, "tenant")
     share = charged["heavy"] / (charged["heavy"] + charged["light"])
     assert 0.58 <= share <= 0.82, share
+
+
+def test_a_runs_bfq_setting_does_not_leak_into_the_next_run(agent_host, tmp_path):
+    """The bfq campaign's first runs read back tunables an earlier run had set (the loop
+    device, and BFQ on it, outlived the run): every run now selects BFQ afresh."""
+    changed = {**spec("shared-journal", ("solo", 500, "seqwrite-64k"), duration=2),
+               "bfq": {"low_latency": 0, "slice_idle": 0}}
+    first = host_facts(run(changed, agent_host, tmp_path / "changed"))
+    assert (first["bfq"]["low_latency"], first["bfq"]["slice_idle_us"]) == ("0", "0")
+    after = host_facts(run(spec("shared-journal", ("solo", 500, "seqwrite-64k"), duration=2),
+                           agent_host, tmp_path / "after"))
+    assert after["device"]["path"] == first["device"]["path"]  # the same device, reused
+    assert (after["bfq"]["low_latency"], after["bfq"]["slice_idle_us"]) == ("1", "8000")
+    assert after["bfq"]["strict_guarantees"] == "1"  # the host's own setting still applies

@@ -136,10 +136,19 @@ def recheck(device: Device) -> None:
 
 
 def set_bfq(device: Device, tunables: dict[str, Any]) -> dict[str, str]:
-    """Select BFQ on the device, apply the host's tunables, return every tunable read back."""
+    """Select BFQ on the device afresh (its tunables at the kernel's defaults), apply the
+    host's and the run's tunables, return every tunable read back."""
     queue = device.sysfs / "queue"
-    if "bfq" not in read(queue / "scheduler"):
+    offered = read(queue / "scheduler").replace("[", "").replace("]", "").split()
+    if "bfq" not in offered:
         raise AgentError(f"{device.path}: BFQ is not available (queue/scheduler lists no bfq)")
+    # a device kept from an earlier run (the emulated disk's loop device) keeps BFQ and the
+    # tunables that run set: select another scheduler first, so one run's setting never
+    # leaks into the next
+    other = next((name for name in offered if name != "bfq"), None)
+    if other is None:
+        raise AgentError(f"{device.path}: no scheduler but bfq to reset BFQ's tunables with")
+    write(queue / "scheduler", other)
     write(queue / "scheduler", "bfq")
     if "[bfq]" not in read(queue / "scheduler"):
         raise AgentError(f"{device.path}: could not select BFQ")
