@@ -142,8 +142,9 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                     spec["bfq"] = bfq
                 if device is not None:  # without it, the host's own profile (and old run ids)
                     spec["device"] = device
-                where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
-                validate(spec, "run-spec", where)
+                if repetition == 1:  # later repetitions differ in `repetition` alone
+                    where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
+                    validate(spec, "run-spec", where)
                 specs.setdefault(runfolder.run_id(spec), spec)
     return list(specs.values())
 
