@@ -300,7 +300,7 @@ def test_changed_or_removed_run_leaves_the_cache(raw: Path, tmp_path: Path,
     write_manifest(vm)  # a new manifest: the run's cached rows no longer apply
     tidy.tidy(raw, out)
     assert parses[4:] == [vm]
-    assert len(list((out / "cache").rglob(f"{vm.name}/*.parquet"))) == 2
+    assert len(list((out / "cache").rglob(f"{vm.name}/*.arrow"))) == 2
 
     shutil.rmtree(vm)
     tidy.tidy(raw, out)
