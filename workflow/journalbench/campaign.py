@@ -74,8 +74,14 @@ def bfq_settings(name_or_path: str) -> set[str]:
     if not campaign_path(name_or_path).is_file():
         return set()
     campaign = load_campaign(name_or_path)
-    return {" ".join(f"{k}={v}" for k, v in sorted(spec.get("bfq", {}).items()))
-            for spec in expand(campaign, str(campaign_path(name_or_path)))}
+    return {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, experiment, values).items()))
+            for experiment in campaign["experiments"] for values in conditions(experiment)}
+
+
+def run_bfq(campaign: dict[str, Any], experiment: dict[str, Any],
+            values: dict[str, Any]) -> dict[str, Any]:
+    """The BFQ tunables a run of `experiment` under `values` sets: the campaign's, then its own."""
+    return {**campaign.get("bfq", {}), **substitute(experiment.get("bfq", {}), values)}
 
 
 def substitute(value: Any, values: dict[str, Any]) -> Any:
@@ -137,7 +143,7 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                                                                   window.DEFAULT_WARMUP_S))
                 if warmup != window.ABSENT_WARMUP_S:  # absent: none (and old run ids)
                     spec["warmup_s"] = warmup
-                bfq = {**campaign.get("bfq", {}), **substitute(experiment.get("bfq", {}), values)}
+                bfq = run_bfq(campaign, experiment, values)
                 if bfq:
                     spec["bfq"] = bfq
                 if device is not None:  # without it, the host's own profile (and old run ids)

@@ -192,17 +192,9 @@ def parse_cached(folder: Path, raw_dir: Path, cache: Path, outcome: Outcome) -> 
         failed_file.write_text(f"{error}\n")
         raise
     runs, samples = to_table(runs_rows, RUNS_COLUMNS), to_table(samples_rows, SAMPLES_COLUMNS)
-    cache_write(samples, samples_file)
-    cache_write(runs, runs_file)
+    write(samples, samples_file)
+    write(runs, runs_file)
     return runs, samples
-
-
-def cache_write(table: Any, target: Path) -> None:
-    from pyarrow import feather
-
-    tmp = target.with_suffix(".tmp")
-    feather.write_feather(table, tmp, compression="uncompressed")
-    tmp.rename(target)
 
 
 def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
@@ -220,10 +212,15 @@ def prune(cache: Path, raw_dir: Path, kept: list[Path]) -> None:
 
 
 def write(table: Any, target: Path) -> None:
+    """Write atomically: parquet, or Arrow IPC uncompressed for a `.arrow` cache file."""
     import pyarrow.parquet as pq
+    from pyarrow import feather
 
     tmp = target.with_suffix(".tmp")
-    pq.write_table(table, tmp)
+    if target.suffix == ".arrow":
+        feather.write_feather(table, tmp, compression="uncompressed")
+    else:
+        pq.write_table(table, tmp)
     tmp.rename(target)
 
 
