@@ -228,6 +228,19 @@ def test_c24_journal_accounting_starvation(accounted: list[float], expected: str
     assert verdict["verdict"] == expected, verdict["why"]
 
 
+def test_a_share_of_zero_leaves_a_log_scale_check_unjudged_not_the_ledger() -> None:
+    """A victim with no byte counted (share 0) has no log: its ratio check says so, the
+    claim's level check still judges it, and every other claim is judged as before."""
+    plan = Plan()
+    starvation_runs(plan, [0.0, 0.08, 0.10, 0.06], [0.50, 0.55, 0.60, 0.52])
+    table, checks_, _ = claims.ledger(*plan.tables())
+    mine = checks_[checks_["claim"] == "C24"].set_index("kind")
+    assert "value(s) <= 0" in mine.loc[checks.RATIO, "why_not"]
+    assert mine.loc[checks.LEVEL, "status"] == "measured"
+    verdict = table.set_index("claim").loc["C24"]
+    assert verdict["verdict"] == UNTESTABLE or "value(s) <= 0" in verdict["why"], verdict["why"]
+
+
 def test_two_bfq_settings_are_two_families_never_pooled() -> None:
     """Half the runs at each setting: each family is judged on its own half."""
     plan = Plan()

@@ -83,10 +83,20 @@ class Result:
 
 
 def positive(values: pd.Series, what: str) -> np.ndarray:
-    array = values.dropna().to_numpy(dtype=float)
-    if (array <= 0).any():
-        raise ValueError(f"{what}: a value <= 0 cannot enter a test on the log scale")
-    return array
+    """The values of a test on the log scale; one <= 0 is kept, and the check is then not
+    judged (`off_log_scale`): dropping it would bias the test, and one run must not stop the
+    ledger of every claim."""
+    return values.dropna().to_numpy(dtype=float)
+
+
+def off_log_scale(check: Check) -> str:
+    """Why a test on the log scale cannot take the check's values ("" when it can): a share
+    of 0 (a tenant with no byte counted) has no log."""
+    if check.kind in SHARE_KINDS:
+        return ""
+    bad = int((check.a <= 0).sum() + (check.b <= 0).sum())
+    return (f"{bad} value(s) <= 0 among its runs: a test on the log scale cannot take them"
+            if bad else "")
 
 
 def ratio(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame, column: str,

@@ -36,6 +36,7 @@ from journalbench.claims.checks import (
     TEST_NAMES,
     enough,
     evaluate,
+    off_log_scale,
 )
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclusive"
@@ -76,6 +77,8 @@ def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str,
                 row.update(status=MISSING, why_not=check.missing)
             elif unmet:
                 row.update(status=NOT_TESTABLE, why_not="; ".join(unmet))
+            elif off_log_scale(check):
+                row.update(status=NOT_TESTABLE, why_not=off_log_scale(check))
             else:
                 row.update(status=MEASURED, **vars(evaluate(check)))
             rows.append(row)
