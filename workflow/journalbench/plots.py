@@ -6,6 +6,7 @@ and colours in every panel, and one legend."""
 
 from __future__ import annotations
 
+from io import BytesIO
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -231,10 +232,25 @@ def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str) -> 
 
 
 def save(fig: plt.Figure, figures: Path | str, name: str) -> list[Path]:
-    """Write the figure as PNG and PDF; return the paths."""
+    """Write the figure as PNG and PDF; return the paths. In a notebook the saved PNG is what
+    the cell shows: the inline backend would otherwise draw the figure a third time."""
     figures = Path(figures)
     figures.mkdir(parents=True, exist_ok=True)
     paths = [figures / f"{name}.png", figures / f"{name}.pdf"]
-    fig.savefig(paths[0], dpi=130, bbox_inches="tight")
+    png = BytesIO()
+    fig.savefig(png, format="png", dpi=130, bbox_inches="tight")
+    paths[0].write_bytes(png.getvalue())
     fig.savefig(paths[1], bbox_inches="tight")
+    show(fig, png.getvalue())
     return paths
+
+
+def show(fig: plt.Figure, png: bytes) -> None:
+    """Display `png` in place of `fig` when running in a notebook's kernel."""
+    from IPython import get_ipython
+    from IPython.display import Image, display
+
+    if get_ipython() is None or "inline" not in plt.get_backend():
+        return
+    plt.close(fig)
+    display(Image(data=png, format="png"))
