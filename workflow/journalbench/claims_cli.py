@@ -44,6 +44,11 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
     from journalbench.claims import ledger
     from journalbench.tables import read as read_table
 
+    if reuse:  # all judged already: the tidy tables need not be loaded at all
+        tables = [kept.read(folder) for folder in processed]
+        if all(t is not None for t in tables):
+            return [(str(t[0]["campaign"].iloc[0]), t, folder)
+                    for folder, t in zip(processed, tables, strict=True) if not t[0].empty]
     loaded = []
     for folder in processed:
         tables = [read_table(folder / f"{name}.parquet")
