@@ -18,7 +18,7 @@ from journalbench.runfolder import run_id
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
 # the campaigns whose run folders ship in data/raw/
-SHIPPED = ["arms20", "fileprep", "quick", "quick-mysql", "quick-redis", "thesis-hdd"]
+SHIPPED = ["arms20", "bfq", "fileprep", "quick", "quick-mysql", "quick-redis", "thesis-hdd"]
 
 
 def unshown(runs: pd.DataFrame, plan: pd.DataFrame) -> list[str]:
