@@ -58,10 +58,11 @@ class Screen:
                  **options: object) -> Check:
         kept, excluded = [], set()
         for arg in args:
-            if isinstance(arg, pd.DataFrame):
+            if isinstance(arg, pd.DataFrame) and self.flagged:
                 out = arg["run_id"].isin(self.flagged)
-                excluded |= set(arg.loc[out, "run_id"])
-                arg = arg[~out]
+                if out.any():  # most row sets have no flagged run: no copy for them
+                    excluded |= set(arg.loc[out, "run_id"])
+                    arg = arg[~out]
             kept.append(arg)
         needs = tuple(options.pop("needs", ()))
         check = make(claim, label, *kept, needs=(*needs, DB_CPU), **options)
