@@ -128,8 +128,7 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
                    "c24_setting": verdict.get((profile, setting))}
             if min(len(check.a), len(check.b)) >= 2:  # fewer: no test (a campaign part-run)
                 result = checks.evaluate(check)
-                row.update(ratio=result.effect, low=result.low, high=result.high, n=result.n,
-                           p=result.p_for)
+                row.update(ratio=result.effect, low=result.low, high=result.high, p=result.p_for)
             found.append(row)
     table = pd.DataFrame(found)
     if table.empty:

@@ -44,11 +44,10 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
     from journalbench.claims import ledger
     from journalbench.tables import read as read_table
 
-    if reuse:  # all judged already: the tidy tables need not be loaded at all
-        tables = [kept.read(folder) for folder in processed]
-        if all(t is not None for t in tables):
-            return [(str(t[0]["campaign"].iloc[0]), t, folder)
-                    for folder, t in zip(processed, tables, strict=True) if not t[0].empty]
+    judged_before = {folder: kept.read(folder) if reuse else None for folder in processed}
+    if reuse and None not in judged_before.values():  # the tidy tables need not be loaded
+        return [(str(tables[0]["campaign"].iloc[0]), tables, folder)
+                for folder, tables in judged_before.items()]
     loaded = []
     for folder in processed:
         tables = [read_table(folder / f"{name}.parquet")
@@ -62,7 +61,7 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
                if loaded else None)
     results = []
     for folder, (runs, samples, experiments) in loaded:
-        tables = kept.read(folder) if reuse else None
+        tables = judged_before[folder]
         if tables is None:
             tables = ledger(runs, samples, experiments, devices)
         results.append((str(runs["campaign"].iloc[0]), tables, folder))

@@ -82,11 +82,11 @@ class Result:
     design: str  # for power: "two-sample", "one-sample" or "slope"
 
 
-def positive(values: pd.Series, what: str) -> np.ndarray:
-    """The values of a test on the log scale; one <= 0 is kept, and the check is then not
-    judged (`off_log_scale`): dropping it would bias the test, and one run must not stop the
-    ledger of every claim."""
-    return values.dropna().to_numpy(dtype=float)
+def values(column: pd.Series) -> np.ndarray:
+    """A check's values: the column without its gaps. A value <= 0 is kept even for a test on
+    the log scale, which then is not judged (`off_log_scale`): dropping it would bias the
+    test, and one run must not stop the ledger of every claim."""
+    return column.dropna().to_numpy(dtype=float)
 
 
 def off_log_scale(check: Check) -> str:
@@ -102,8 +102,8 @@ def off_log_scale(check: Check) -> str:
 def ratio(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame, column: str,
           direction: int = 1, **options: object) -> Check:
     rows = pd.concat([rows_a, rows_b])
-    return Check(claim, label, RATIO, rows, positive(rows_a[column], f"{claim} {column}"),
-                 positive(rows_b[column], f"{claim} {column}"), direction=direction, **options)
+    return Check(claim, label, RATIO, rows, values(rows_a[column]),
+                 values(rows_b[column]), direction=direction, **options)
 
 
 def paired(claim: str, label: str, rows: pd.DataFrame, column: str, tenant_a: str,
@@ -112,15 +112,15 @@ def paired(claim: str, label: str, rows: pd.DataFrame, column: str, tenant_a: st
     wide = rows.pivot_table(index="run_id", columns="tenant", values=column, aggfunc="first")
     wide = wide.reindex(columns=[tenant_a, tenant_b]).dropna()
     used = rows[rows["run_id"].isin(wide.index)]
-    return Check(claim, label, PAIRED, used, positive(wide[tenant_a], f"{claim} {column}"),
-                 positive(wide[tenant_b], f"{claim} {column}"), direction=direction, **options)
+    return Check(claim, label, PAIRED, used, values(wide[tenant_a]),
+                 values(wide[tenant_b]), direction=direction, **options)
 
 
 def trend(claim: str, label: str, rows: pd.DataFrame, column: str, by: str,
           order: list[str], direction: int, **options: object) -> Check:
     used = rows[rows[by].isin(order)].dropna(subset=[column])
     levels = np.array([order.index(v) for v in used[by]], dtype=float)
-    return Check(claim, label, TREND, used, positive(used[column], f"{claim} {column}"),
+    return Check(claim, label, TREND, used, values(used[column]),
                  levels=levels, direction=direction, **options)
 
 
@@ -140,13 +140,13 @@ def equivalent(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFram
 
 def share(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
           margin: float = SHARE_MARGIN, **options: object) -> Check:
-    return Check(claim, label, SHARE, rows, rows[column].dropna().to_numpy(dtype=float),
+    return Check(claim, label, SHARE, rows, values(rows[column]),
                  target=target, margin=margin, interest=margin, **options)
 
 
 def level(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
           direction: int, **options: object) -> Check:
-    return Check(claim, label, LEVEL, rows, rows[column].dropna().to_numpy(dtype=float),
+    return Check(claim, label, LEVEL, rows, values(rows[column]),
                  target=target, direction=direction, interest=SHARE_MARGIN, **options)
 
 

@@ -77,8 +77,8 @@ def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str,
                 row.update(status=MISSING, why_not=check.missing)
             elif unmet:
                 row.update(status=NOT_TESTABLE, why_not="; ".join(unmet))
-            elif off_log_scale(check):
-                row.update(status=NOT_TESTABLE, why_not=off_log_scale(check))
+            elif log_problem := off_log_scale(check):
+                row.update(status=NOT_TESTABLE, why_not=log_problem)
             else:
                 row.update(status=MEASURED, **vars(evaluate(check)))
             rows.append(row)
