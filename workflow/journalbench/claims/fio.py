@@ -3,6 +3,7 @@ runs by experiment (journalbench.analysis) and states its checks, margins and pr
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from journalbench import analysis
@@ -22,9 +23,10 @@ JOURNAL = {"needs": (JOURNAL_REGIME,)}
 
 
 def where(rows: pd.DataFrame, **values: object) -> pd.DataFrame:
-    mask = pd.Series(True, index=rows.index)
+    # one NumPy mask (no Series per column): the claims call this thousands of times
+    mask = np.ones(len(rows), dtype=bool)
     for column, value in values.items():
-        mask &= rows[column] == value
+        mask &= rows[column].to_numpy() == value
     return rows[mask]
 
 

@@ -19,6 +19,9 @@ then runs over the claims of the family, once for each question. Verdicts, fixed
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -90,39 +93,46 @@ def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.D
     """(claims, checks) of one family: a row per claim with its verdict and why, and a row per
     check with its effect, intervals, p-values and detectable effect."""
     flags = run_flags(starved)
-    table = pd.DataFrame(check_rows(runs, experiments, flags, regime))
-    claims = []
-    for claim, info in CLAIMS.items():
-        mine = table[table["claim"] == claim] if not table.empty else table
-        measured = mine[mine["status"] == MEASURED] if not mine.empty else mine
-        p_for = float(measured["p_for"].max()) if not measured.empty else np.nan
-        p_against = (min(1.0, float(measured["p_against"].min()) * len(measured))
-                     if not measured.empty else np.nan)
-        claims.append({"claim": claim, "where": info.where, "statement": info.statement,
-                       "p_for": p_for, "p_against": p_against,
-                       "checks": len(mine), "measured": len(measured),
-                       "regime": regime.describe()})
+    rows = check_rows(runs, experiments, flags, regime)
+    # a claim's checks as plain rows: selecting them from a frame, claim by claim, was a
+    # third of judging
+    mine = {claim: [row for row in rows if row["claim"] == claim] for claim in CLAIMS}
+    claims = [{"claim": claim, "where": info.where, "statement": info.statement,
+               **claim_p(mine[claim]), "checks": len(mine[claim]),
+               "measured": sum(row["status"] == MEASURED for row in mine[claim]),
+               "regime": regime.describe()}
+              for claim, info in CLAIMS.items()]
     out = pd.DataFrame(claims)
     for side in ("p_for", "p_against"):
         out[f"{side}_holm"] = np.nan
         tested = out[side].notna()
         if tested.any():
             out.loc[tested, f"{side}_holm"] = stats.holm(out.loc[tested, side], ALPHA)[1]
-    verdicts = [verdict(row, table[table["claim"] == row.claim] if not table.empty else table,
-                        flags)
-                for row in out.itertuples()]
+    verdicts = [verdict(row, mine[row.claim], flags) for row in out.itertuples()]
     out["verdict"] = [v for v, _ in verdicts]
     out["why"] = [w for _, w in verdicts]
-    return out, table
+    return out, pd.DataFrame(rows)
 
 
-def effect_text(row: pd.Series) -> str:
+def claim_p(checks: list[dict]) -> dict[str, float]:
+    """The claim's p for "reproduced" (the largest of its measured checks') and for
+    "contradicted" (the smallest opposite p times their number); NaN when nothing was
+    measured. A check's NaN p is skipped, as pandas's max and min skip it."""
+    measured = [row for row in checks if row["status"] == MEASURED]
+    p_for = [row["p_for"] for row in measured if not np.isnan(row["p_for"])]
+    p_against = [row["p_against"] for row in measured if not np.isnan(row["p_against"])]
+    return {"p_for": float(max(p_for)) if p_for else np.nan,
+            "p_against": (min(1.0, float(min(p_against)) * len(measured)) if p_against
+                          else np.nan)}
+
+
+def effect_text(row: Mapping[str, Any]) -> str:
     if row["kind"] in SHARE_KINDS:
         return f"{row['effect']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
     return f"x{row['effect']:.3g} [{row['low']:.3g}, {row['high']:.3g}]"
 
 
-def detectable_text(row: pd.Series) -> str:
+def detectable_text(row: Mapping[str, Any]) -> str:
     if row["kind"] == SHARE:
         return f"the share within +-{row['detectable']:.3f} of {row['target']:.2f}"
     if row["kind"] == LEVEL:
@@ -134,30 +144,31 @@ def detectable_text(row: pd.Series) -> str:
     return f"x{row['detectable']:.3g}" + (" per step" if row["kind"] == "trend" else "")
 
 
-def verdict(claim: object, checks: pd.DataFrame, flags: dict[str, str]) -> tuple[str, str]:
-    """(verdict, why) of one claim from its Holm-corrected p-values and its checks."""
+def verdict(claim: object, checks: list[dict], flags: dict[str, str]) -> tuple[str, str]:
+    """(verdict, why) of one claim from its Holm-corrected p-values and its checks (rows of
+    check_rows)."""
     pending = registry.PENDING.get(claim.claim, [])
-    if checks.empty:
+    if not checks:
         return PARTIAL, "nothing measured yet: " + "; ".join(pending or ["no checks encoded"])
-    measured = checks[checks["status"] == MEASURED]
-    missing = checks[checks["status"] == MISSING]
-    untestable = checks[checks["status"] == NOT_TESTABLE]
-    gaps = [*(f"{r.part} half: {r.why_not}" for r in missing.drop_duplicates(
-                ["part", "why_not"]).itertuples()),
-            *(f"not testable here ({r.why_not}): {r.test}" for r in untestable.itertuples()),
+    measured = [row for row in checks if row["status"] == MEASURED]
+    untestable = [row for row in checks if row["status"] == NOT_TESTABLE]
+    gaps = [*dict.fromkeys(f"{row['part']} half: {row['why_not']}" for row in checks
+                           if row["status"] == MISSING),  # each once, in order
+            *(f"not testable here ({row['why_not']}): {row['test']}" for row in untestable),
             *pending]
-    starved = sorted({run for runs in checks["starved_runs"] for run in runs.split()})
+    starved = sorted({run for row in checks for run in row["starved_runs"].split()})
     starved_note = ("; starved runs among those used: "
                     + ", ".join(f"{run} ({flags[run]})" for run in starved)) if starved else ""
-    left_out = sorted({run for runs in checks["excluded_runs"] for run in runs.split()})
+    left_out = sorted({run for row in checks for run in row["excluded_runs"].split()})
     if left_out:
         starved_note += "; runs left out as CPU-bound: " + ", ".join(left_out)
-    if measured.empty:
-        if not untestable.empty:
+    if not measured:
+        if untestable:
             return UNTESTABLE, "; ".join(gaps) + starved_note
         return PARTIAL, "nothing measured yet: " + "; ".join(gaps)
     if claim.p_against_holm < ALPHA:
-        worst = measured.loc[measured["p_against"].idxmin()]
+        worst = min((row for row in measured if not np.isnan(row["p_against"])),
+                    key=lambda row: row["p_against"])
         how = ("lies entirely outside its margin" if worst["kind"] in MARGIN_KINDS
                else "goes significantly the other way")
         interval = (f"90% interval [{worst['tost_low']:.3g}, {worst['tost_high']:.3g}]"
@@ -171,9 +182,9 @@ def verdict(claim: object, checks: pd.DataFrame, flags: dict[str, str]) -> tuple
                              " missing: " + "; ".join(gaps) + starved_note)
         return REPRODUCED, f"every check supports it (Holm p = {claim.p_for_holm:.3g})" + (
             starved_note)
-    weak = measured[measured["p_for"] >= ALPHA]
+    weak = [row for row in measured if row["p_for"] >= ALPHA]
     reach = "; ".join(f"{r['test']}: ours {effect_text(r)}, smallest detectable "
-                      f"{detectable_text(r)}, thesis {r['thesis']}" for _, r in weak.iterrows())
+                      f"{detectable_text(r)}, thesis {r['thesis']}" for r in weak)
     note = f"; also missing: {'; '.join(gaps)}" if gaps else ""
     return INCONCLUSIVE, (f"neither reproduced nor contradicted (Holm p = "
                           f"{claim.p_for_holm:.3g} for, {claim.p_against_holm:.3g} against); "
@@ -201,6 +212,9 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                        bfq=runs.get("bfq", pd.Series(index=runs.index, dtype="object"))
                        .astype("object").fillna(UNRECORDED))
     runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
+    # one block per dtype (the merge left one per column): the builders take rows of these
+    # frames thousands of times, at a cost per block
+    runs = runs.copy()
     devices = runs if devices is None else devices
     claims, checks = [], []
     for key, family in runs.groupby(FAMILY, sort=True):
