@@ -264,3 +264,29 @@ def test_two_bfq_settings_get_their_own_rows_and_panels() -> None:
         "hdd: device fsync 20.00 ms, BFQ strict_guarantees=0",
         "hdd: device fsync 20.00 ms, BFQ strict_guarantees=1"]
     assert [title for title, _ in analysis.panels(rows[rows["bfq"].str.endswith("1")])] == [None]
+
+
+def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
+        tmp_path: Path, fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    """save lays the figure out once for both files: the PNG is the one "tight" would give
+    (legend outside the axes included), and a reproduction writes the same bytes (seeded
+    jitter, no PDF date)."""
+    from io import BytesIO
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from journalbench import plots
+
+    victims = analysis.victims(fileprep[0])
+    made = [plots.save(plots.shares(victims, "beside", "t", "h", target=0.7), tmp_path / d, "f")
+            for d in ("a", "b")]
+    tight = BytesIO()
+    fig = plots.shares(victims, "beside", "t", "h", target=0.7)
+    fig.savefig(tight, format="png", dpi=plots.PNG_DPI, bbox_inches="tight")
+    plt.close(fig)
+    png = Image.open(made[0][0])
+    assert png.size == Image.open(tight).size
+    assert png.tobytes() == Image.open(tight).tobytes()
+    for first, second in zip(*made, strict=True):
+        assert first.read_bytes() == second.read_bytes(), first.name

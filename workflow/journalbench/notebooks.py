@@ -100,7 +100,9 @@ def run(campaign: str, root: Path, names: list[str]) -> int:
                 papermill.execute_notebook(
                     str(root / "notebooks" / f"{name}.ipynb"), str(out / f"{name}.ipynb"),
                     parameters=parameters(campaign, root, name), kernel_name="python3",
-                    progress_bar=False, cwd=str(root / "notebooks"), km=kernel)
+                    progress_bar=False, cwd=str(root / "notebooks"), km=kernel,
+                    # written once at the end (also when a cell fails), not after every cell
+                    request_save_on_cell_execute=False)
             except papermill.PapermillExecutionError as error:
                 print(f"notebooks/{name}.ipynb: cell {error.exec_count} failed: {error.ename}: "
                       f"{error.evalue}", file=sys.stderr)

@@ -6,6 +6,8 @@ and colours in every panel, and one legend."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from io import BytesIO
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from journalbench import stats
 from journalbench.analysis import arm_order, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
+PNG_DPI = 130
 
 
 def arms_in(frame: pd.DataFrame) -> list[str]:
@@ -113,6 +116,18 @@ def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: lis
         ax.legend(title=hue)
 
 
+@contextmanager
+def fixed_jitter(seed: int = 0) -> Iterator[None]:
+    """Seaborn jitters dots with NumPy's global generator: seeded here, a figure comes out the
+    same in every reproduction (and the notebook's own random state is left as it was)."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
            column: str = "achieved_share", slant: bool = False) -> plt.Figure:
     """Each run's share (dots) per condition, with the share the weights promise; a panel per
@@ -122,9 +137,10 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
     groups = panels(frame)
     fig, axes = panel_axes(groups, 7, 3.8)
     for ax, (_, rows) in zip(axes, groups, strict=True):
-        sns.stripplot(data=rows, x=x, y=column, hue="arm" if x != "arm" else None,
-                      dodge=x != "arm", order=arms if x == "arm" else levels(frame, x),
-                      hue_order=arms if x != "arm" else None, size=7, ax=ax)
+        with fixed_jitter():
+            sns.stripplot(data=rows, x=x, y=column, hue="arm" if x != "arm" else None,
+                          dodge=x != "arm", order=arms if x == "arm" else levels(frame, x),
+                          hue_order=arms if x != "arm" else None, size=7, ax=ax)
         if target is not None:
             ax.axhline(target, color="black", linestyle="--", linewidth=1,
                        label=f"target {target}")
@@ -237,10 +253,23 @@ def save(fig: plt.Figure, figures: Path | str, name: str) -> list[Path]:
     figures = Path(figures)
     figures.mkdir(parents=True, exist_ok=True)
     paths = [figures / f"{name}.png", figures / f"{name}.pdf"]
+    # Laid out once for both files: "tight" (legends sit outside the axes), or any layout
+    # engine left on the figure (tight_layout leaves a placeholder), lays it out again for
+    # each file, a third of the notebooks' time.
+    dpi, engine = fig.get_dpi(), fig.get_layout_engine()
+    fig.set_dpi(PNG_DPI)  # the PNG's text extents: its box as "tight" would make it
+    fig.draw_without_rendering()
+    box = fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])
+    fig.set_dpi(dpi)
+    fig.set_layout_engine(None)
     png = BytesIO()
-    fig.savefig(png, format="png", dpi=130, bbox_inches="tight")
+    try:
+        fig.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=box)
+        # no creation date: the same figure is the same file in every reproduction
+        fig.savefig(paths[1], bbox_inches=box, metadata={"CreationDate": None})
+    finally:
+        fig.set_layout_engine(engine)
     paths[0].write_bytes(png.getvalue())
-    fig.savefig(paths[1], bbox_inches="tight")
     show(fig, png.getvalue())
     return paths
 
