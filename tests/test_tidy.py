@@ -12,9 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fixtures.assemble import MB, make_run, sample_lines, tenant
+from pyarrow import feather
 
 from conftest import REPO
-from journalbench import cli, experiments, tidy
+from journalbench import cli, experiments, rowcache, tidy
 from journalbench.errors import ConfigError
 from journalbench.parse import rows as parse_rows
 from journalbench.runfolder import write_manifest
@@ -300,12 +301,48 @@ def test_changed_or_removed_run_leaves_the_cache(raw: Path, tmp_path: Path,
     write_manifest(vm)  # a new manifest: the run's cached rows no longer apply
     tidy.tidy(raw, out)
     assert parses[4:] == [vm]
-    assert len(list((out / "cache").rglob(f"{vm.name}/*.arrow"))) == 2
+    for table in ("runs", "samples"):  # the run's rows once, of its new manifest
+        cached = feather.read_table(out / "cache" / f"{table}.arrow").to_pandas()
+        mine = cached[cached["cache_folder"].str.endswith(vm.name)]
+        assert not mine.empty and set(mine["cache_key"]) == {tidy.cache_key(vm)}
+    assert len(set(cached["cache_key"])) == 4
 
     shutil.rmtree(vm)
     tidy.tidy(raw, out)
-    assert not list((out / "cache").rglob(f"{vm.name}*"))
+    for table in ("runs", "samples"):
+        cached = feather.read_table(out / "cache" / f"{table}.arrow").to_pandas()
+        assert not cached["cache_folder"].str.endswith(vm.name).any()
     assert "vm" not in set(pd.read_parquet(out / "runs.parquet").arm)
+
+
+def test_an_unchanged_cache_is_not_written_and_a_damaged_one_is_parsed_over(
+        raw: Path, tmp_path: Path, parses: list[Path]) -> None:
+    out = tmp_path / "out"
+    tidy.tidy(raw, out)
+    before = {t: pd.read_parquet(out / f"{t}.parquet") for t in ("runs", "samples")}
+    files = sorted((out / "cache").iterdir())
+    stamps = [f.stat().st_mtime_ns for f in files]
+    assert len(tidy.tidy(raw, out).cached) == 4
+    assert [f.stat().st_mtime_ns for f in files] == stamps  # nothing new: not rewritten
+    # a write cut short between its files: samples of an older write than runs
+    old = feather.read_table(out / "cache" / "samples.arrow")
+    feather.write_feather(old.replace_schema_metadata({"write": "older"}),
+                          out / "cache" / "samples.arrow", compression="uncompressed")
+    third = tidy.tidy(raw, out)
+    assert len(third.parsed) == 4 and len(parses) == 8
+    (out / "cache" / "runs.arrow").write_text("not an Arrow file\n")
+    assert len(tidy.tidy(raw, out).parsed) == 4
+    for table, frame in before.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{table}.parquet"), frame)
+
+
+def test_row_columns_must_be_the_schemas() -> None:
+    columns = (("a", "string"), ("b", "int64"))
+    assert rowcache.to_table([{"a": "x", "b": 1}], columns).num_rows == 1
+    with pytest.raises(RuntimeError, match=r"extra \['c'\], missing \['b'\]"):
+        rowcache.to_table([{"a": "x", "b": 1}, {"a": "y", "c": 2}], columns)
+    with pytest.raises(RuntimeError, match=r"extra \[\], missing \['b'\]"):
+        rowcache.to_table([{"a": "x"}], columns)
 
 
 def test_run_made_by_hand_has_no_campaign(tmp_path: Path) -> None:

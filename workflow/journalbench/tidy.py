@@ -6,9 +6,9 @@ each, and in skipped.parquet; the others become rows of runs.parquet and samples
 experiments.parquet says which experiment (and claims) of its campaign file every planned run
 belongs to (columns: data/SCHEMA.md).
 
-Incremental: each run's rows are cached under OUT/cache/, keyed by the sha256 of its
-MANIFEST.json (which pins every file of the run) and the parser version, so a re-run parses
-only new or changed run folders.
+Incremental: the runs' rows are cached in OUT/cache/ (rowcache.py), each run's keyed by the
+sha256 of its MANIFEST.json (which pins every file of the run) and the parser version, so a
+re-run parses only new or changed run folders.
 
 Top-level imports are stdlib only: cli.py imports this module in the agent bundle too.
 """
@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journalbench import experiments, runfolder
+from journalbench import experiments, rowcache, runfolder
 from journalbench.errors import ConfigError
 
 # bump when a parser changes: every cached run is then parsed again (a change of the
@@ -140,61 +139,32 @@ def cache_key(folder: Path) -> str:
     return digest.hexdigest()[:24]
 
 
-def arrow_schema(columns: tuple[tuple[str, str], ...]) -> Any:
-    import pyarrow as pa
-
-    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64()}
-    return pa.schema([(name, types[kind]) for name, kind in columns])
-
-
-def to_table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...]) -> Any:
-    import pyarrow as pa
-
-    schema = arrow_schema(columns)
-    names = {name for name, _ in columns}
-    for row in rows:
-        if row.keys() != names:
-            extra, missing = set(row) - names, names - set(row)
-            raise RuntimeError(f"row columns disagree with the schema: extra {sorted(extra)}, "
-                               f"missing {sorted(missing)}")
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def parse_cached(folder: Path, raw_dir: Path, cache: Path, outcome: Outcome) -> tuple[Any, Any]:
-    """The run's (runs, samples) tables, from the cache when its manifest is unchanged.
-
-    A run that does not parse is cached too (its one-line reason): the manifest pins every
-    byte of it, so parsing it again could only fail again.
-    """
-    from pyarrow import feather
-
+def parse_cached(folder: Path, key: str, raw_dir: Path, cache: rowcache.Cache,
+                 outcome: Outcome) -> tuple:
+    """The run's (campaign, host, run_id), its rows kept in `cache`: the cached ones when its
+    manifest is unchanged, else parsed now. A run that does not parse is cached too (its
+    one-line reason): the manifest pins every byte of it, so parsing it again could only fail
+    again."""
     from journalbench.parse import ParseError
     from journalbench.parse.rows import parse_run
 
-    slot = cache / folder.relative_to(raw_dir)
-    key = cache_key(folder)
-    # Arrow IPC, uncompressed: a run's few rows write in a fifth of a parquet file's time
-    runs_file, samples_file = slot / f"{key}.runs.arrow", slot / f"{key}.samples.arrow"
-    failed_file = slot / f"{key}.unusable"
-    if failed_file.is_file():
+    name = str(folder.relative_to(raw_dir))
+    reason = cache.reason(key)
+    if reason is not None:
         outcome.cached.append(folder)
-        raise ParseError(failed_file.read_text().strip())
-    if runs_file.is_file() and samples_file.is_file():
+        cache.failed(key, reason)
+        raise ParseError(reason)
+    ids = cache.ids_of(key, name)
+    if ids is not None:
         outcome.cached.append(folder)
-        return feather.read_table(runs_file), feather.read_table(samples_file)
-    if slot.is_dir():
-        shutil.rmtree(slot)  # rows of an older manifest or parser version
-    slot.mkdir(parents=True)
+        return ids
     outcome.parsed.append(folder)
     try:
-        runs_rows, samples_rows = parse_run(folder)
+        runs, samples = parse_run(folder)
     except ConfigError as error:  # ParseError included
-        failed_file.write_text(f"{error}\n")
+        cache.failed(key, str(error))
         raise
-    runs, samples = to_table(runs_rows, RUNS_COLUMNS), to_table(samples_rows, SAMPLES_COLUMNS)
-    write(samples, samples_file)
-    write(runs, runs_file)
-    return runs, samples
+    return cache.add(key, name, {"runs": runs, "samples": samples})
 
 
 def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
@@ -202,25 +172,12 @@ def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
     print(f"tidy: {status} run skipped: {reason}", file=sys.stderr)
 
 
-def prune(cache: Path, raw_dir: Path, kept: list[Path]) -> None:
-    """Drop cached rows of run folders that are gone or no longer complete, so the cache
-    neither grows forever nor outlives its run."""
-    wanted = {cache / folder.relative_to(raw_dir) for folder in kept}
-    for slot in sorted({p.parent for p in cache.rglob("*") if p.is_file()}):
-        if slot not in wanted and slot.is_dir():
-            shutil.rmtree(slot)
-
-
 def write(table: Any, target: Path) -> None:
-    """Write atomically: parquet, or Arrow IPC uncompressed for a `.arrow` cache file."""
+    """Write a parquet file atomically."""
     import pyarrow.parquet as pq
-    from pyarrow import feather
 
     tmp = target.with_suffix(".tmp")
-    if target.suffix == ".arrow":
-        feather.write_feather(table, tmp, compression="uncompressed")
-    else:
-        pq.write_table(table, tmp)
+    pq.write_table(table, tmp)
     tmp.rename(target)
 
 
@@ -253,49 +210,43 @@ def experiment_table(runs: Any, given: list[Path]) -> Any:
     if stray:
         print(f"tidy: {len(stray)} run(s) in no experiment of their campaign file (the file "
               f"changed after they ran?), e.g. {sorted(stray)[0][1]}", file=sys.stderr)
-    return to_table(rows, experiments.COLUMNS)
+    return rowcache.to_table(rows, experiments.COLUMNS)
 
 
 def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outcome:
     """Write OUT/runs.parquet, OUT/samples.parquet, OUT/skipped.parquet and
     OUT/experiments.parquet from RAW_DIR (experiments from the `campaigns` files, else from
     workflow/campaigns/<name>.yaml)."""
-    import pyarrow as pa
-
     raw_dir, out = raw_dir.resolve(), out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    cache = out / CACHE
+    cache = rowcache.Cache(out / CACHE, {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS})
     outcome = Outcome()
-    runs, samples, complete = [], [], []
-    seen: dict[tuple[str, str, str], Path] = {}
+    order: list[str] = []  # the keys of the runs in the tables, in folder order
+    seen: dict[tuple, Path] = {}
     for folder in run_folders(raw_dir):
-        if folder.is_relative_to(cache):
+        if folder.is_relative_to(cache.folder):
             continue
         problems = runfolder.manifest_problems(folder)
         if problems:
             skip(outcome, folder, "incomplete", problems[0])
             continue
-        complete.append(folder)
+        key = cache_key(folder)
         try:
-            run_table, sample_table = parse_cached(folder, raw_dir, cache, outcome)
+            ids = parse_cached(folder, key, raw_dir, cache, outcome)
         except ConfigError as error:  # ParseError included
             skip(outcome, folder, "unusable", str(error))
             continue
-        ids = tuple(run_table.column(name)[0].as_py() for name in ("campaign", "host", "run_id"))
         if ids in seen:
             skip(outcome, folder, "duplicate", f"{folder}: same run as {seen[ids]}")
             continue
         seen[ids] = folder
-        runs.append(run_table)
-        samples.append(sample_table)
-    if cache.is_dir():
-        prune(cache, raw_dir, complete)
-    run_table = pa.concat_tables(runs) if runs else arrow_schema(RUNS_COLUMNS).empty_table()
+        order.append(key)
+    kept = cache.save()
+    run_table = rowcache.in_order(kept["runs"], order)
     tables = {
         "runs": run_table,
-        "samples": (pa.concat_tables(samples) if samples
-                    else arrow_schema(SAMPLES_COLUMNS).empty_table()),
-        "skipped": to_table(outcome.skipped, SKIPPED_COLUMNS),
+        "samples": rowcache.in_order(kept["samples"], order),
+        "skipped": rowcache.to_table(outcome.skipped, SKIPPED_COLUMNS),
         "experiments": experiment_table(run_table, campaigns or []),
     }
     for name, table in tables.items():
