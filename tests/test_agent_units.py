@@ -80,3 +80,18 @@ def test_manifest_detects_tampering(tmp_path):
     assert "sha256 does not match" in runfolder.manifest_problems(tmp_path)[0]
     (tmp_path / "b.txt").write_text("new")
     assert any("not listed" in p for p in runfolder.manifest_problems(tmp_path))
+
+
+def test_manifest_covers_files_in_subfolders(tmp_path):
+    (tmp_path / "guest").mkdir()
+    (tmp_path / "guest" / "fio.json").write_text("{}")
+    (tmp_path / "a.txt").write_text("1")
+    runfolder.write_manifest(tmp_path)
+    assert sorted(runfolder.files_below(tmp_path)) == ["MANIFEST.json", "a.txt", "guest/fio.json"]
+    assert runfolder.is_complete(tmp_path)
+    (tmp_path / "guest" / "extra.log").write_text("x")
+    assert runfolder.manifest_problems(tmp_path) == [
+        f"{tmp_path / 'guest' / 'extra.log'}: not listed in MANIFEST.json"]
+    (tmp_path / "guest" / "extra.log").unlink()
+    (tmp_path / "guest" / "fio.json").unlink()
+    assert "listed in MANIFEST.json but missing" in runfolder.manifest_problems(tmp_path)[0]
