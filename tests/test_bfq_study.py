@@ -70,6 +70,20 @@ def test_a_setting_with_one_run_so_far_is_listed_untested() -> None:
     assert rise.loc["strict_guarantees 1 -> 0", "removes"]
 
 
+def test_a_setting_with_a_zero_share_has_no_ratio_and_says_why() -> None:
+    """A victim with no byte in the window (share 0) has no log ratio: the row says so rather
+    than showing a ratio of 0, and the setting is not found to lift the victim."""
+    starved = [0.05, 0.08, 0.10, 0.06]
+    runs, experiments, tests = c24_tests(starved, {SG0: [0.66, 0.70, 0.72, 0.69],
+                                                   NO_IDLE: [0.0, 0.07, 0.0, 0.05]})
+    rise = bfq_study.starvation_rise(runs, experiments, tests).set_index("setting")
+    zero = rise.loc["slice_idle_us 8000 -> 0"]
+    assert pd.isna(zero["ratio"]) and pd.isna(zero["p"]) and not zero["rises"]
+    assert zero["why_not"].startswith("2 value(s) <= 0")
+    assert zero["share_setting"] == pytest.approx(0.025)
+    assert rise.loc["strict_guarantees 1 -> 0", "why_not"] == ""
+
+
 def test_the_sensitivity_test_finds_the_check_that_moved() -> None:
     rows = []
     for setting, (held, moved) in {BASE: (0.70, 1.00), SG0: (0.69, 1.60)}.items():

@@ -125,8 +125,12 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
                    "ratio": np.nan, "low": np.nan, "high": np.nan,
                    "n": f"{len(check.a)}/{len(check.b)}", "p": np.nan,
                    "c24_baseline": verdict.get((profile, order[0])),
-                   "c24_setting": verdict.get((profile, setting))}
-            if min(len(check.a), len(check.b)) >= 2:  # fewer: no test (a campaign part-run)
+                   "c24_setting": verdict.get((profile, setting)), "why_not": ""}
+            if min(len(check.a), len(check.b)) < 2:  # no test (a campaign part-run)
+                row["why_not"] = "fewer than 2 runs on a side"
+            elif problem := checks.off_log_scale(check):  # a share of 0 has no log ratio
+                row["why_not"] = problem
+            else:
                 result = checks.evaluate(check)
                 row.update(ratio=result.effect, low=result.low, high=result.high, p=result.p_for)
             found.append(row)
