@@ -49,6 +49,35 @@ def test_notebooks_share_a_kernel_but_never_a_variable(tmp_path: Path) -> None:
     assert (tmp_path / "results" / "demo" / "seen").read_text() == "False True"
 
 
+def test_one_ready_client_serves_every_notebook_and_each_keeps_its_own_output(
+        tmp_path: Path) -> None:
+    """The runner's kernel hands nbclient one client, started and ready once
+    (notebook_kernel.py); a notebook's outputs are still only its own, and the kernel is gone
+    after."""
+    from journalbench.notebook_kernel import SharedClientKernel
+
+    kernel = SharedClientKernel(kernel_name="python3")
+    kernel.start_kernel(cwd=str(tmp_path))
+    try:
+        client = kernel.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        assert kernel.client() is client and client.ready and client.channels_running
+    finally:
+        kernel.shutdown_kernel(now=True)
+    assert not kernel.is_alive() and kernel.shared is None
+    for name in ("one", "two"):
+        notebook(tmp_path / "notebooks" / f"{name}.ipynb",
+                 f"import sys\nprint('from {name}')\nprint('{name} err', file=sys.stderr)\n")
+    assert notebooks.run("demo", tmp_path, ["one", "two"]) == 0
+    for name in ("one", "two"):
+        executed = json.loads(
+            (tmp_path / "results" / "demo" / "notebooks" / f"{name}.ipynb").read_text())
+        texts = ["".join(out.get("text", "")) for cell in executed["cells"]
+                 for out in cell.get("outputs", [])]
+        assert sorted(texts) == sorted([f"from {name}\n", f"{name} err\n"]), texts
+
+
 @pytest.mark.parametrize("names", [["bad", "never"]])
 def test_a_failing_cell_names_its_notebook_and_stops(tmp_path: Path, capsys, names) -> None:
     notebook(tmp_path / "notebooks" / "bad.ipynb", "raise ValueError('no runs')\n")

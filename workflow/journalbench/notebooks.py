@@ -75,23 +75,20 @@ RESET = "import matplotlib.pyplot as _plt\n_plt.close('all')\n%reset -f\n"
 
 
 def reset(kernel: Any) -> None:
-    client = kernel.client()
-    client.start_channels()
-    try:
-        reply = client.execute_interactive(RESET, timeout=60, output_hook=lambda _: None)
-        if reply["content"]["status"] != "ok":
-            raise RuntimeError(f"resetting the notebooks' kernel failed: {reply['content']}")
-    finally:
-        client.stop_channels()
+    client = kernel.client()  # the notebooks' own (notebook_kernel.py), started and ready
+    reply = client.execute_interactive(RESET, timeout=60, output_hook=lambda _: None)
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"resetting the notebooks' kernel failed: {reply['content']}")
 
 
 def run(campaign: str, root: Path, names: list[str]) -> int:
     import papermill
-    from jupyter_client.manager import KernelManager
+
+    from journalbench.notebook_kernel import SharedClientKernel
 
     out = root / "results" / campaign / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
-    kernel = KernelManager(kernel_name="python3")
+    kernel = SharedClientKernel(kernel_name="python3")
     kernel.start_kernel(cwd=str(root / "notebooks"))
     try:
         for name in names:
