@@ -53,11 +53,13 @@ JB = f"{PYTHON} -m journalbench.cli"
 ENV = "../../environment.yml"
 PACKAGE = "workflow/journalbench"
 # The analysis reruns when the code it runs changes (the experiments never do, see above).
-TIDY_CODE = [*(f"{PACKAGE}/{name}.py" for name in ("tidy", "experiments", "campaign")),
+TIDY_CODE = [*(f"{PACKAGE}/{name}.py"
+               for name in ("tidy", "rowcache", "experiments", "campaign", "window")),
              *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
 ANALYSIS_CODE = [*(f"{PACKAGE}/{name}.py"
                    for name in ("analysis", "claims_cli", "plots", "stats", "experiments",
-                                "notebooks")),
+                                "tables", "bfq_study", "device_class", "notebooks",
+                                "notebook_kernel")),
                  *sorted(str(p) for p in Path(f"{PACKAGE}/claims").glob("*.py"))]
 RUN_MANIFESTS = [
     f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
