@@ -21,13 +21,17 @@ def pip_pins(path: Path) -> dict[str, str]:
     return pins
 
 
+# conda-forge's names of packages whose PyPI name differs
+PYPI_NAMES = {"python-fastjsonschema": "fastjsonschema"}
+
+
 def conda_pins(path: Path) -> dict[str, str]:
     pins = {}
     for dep in yaml.safe_load(path.read_text())["dependencies"]:
         if isinstance(dep, str) and dep not in ("pip",) and not dep.startswith("python="):
             name, _, version = dep.partition("=")
             assert version, f"{path.name}: '{dep}' is not pinned"
-            pins[name.lower()] = version
+            pins[PYPI_NAMES.get(name.lower(), name.lower())] = version
     return pins
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,27 @@ def validator(schema: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(load_schema(schema))
 
 
+@cache
+def fast_validator(schema: str) -> Callable[[Any], Any]:
+    import fastjsonschema
+
+    # use_default=False: it would fill the schema's defaults into the data
+    return fastjsonschema.compile(load_schema(schema), use_default=False)
+
+
 def validate(data: Any, schema: str, source: str) -> None:
-    """Raise ConfigError for the first (most relevant) schema violation of data."""
+    """Raise ConfigError for the first (most relevant) schema violation of data.
+
+    fastjsonschema (compiled: a tenth of jsonschema's time, and tidy validates every run's
+    spec) passes what is valid; anything it does not pass is judged by jsonschema, whose
+    verdict stands and whose best match names the field."""
+    import fastjsonschema
+
+    try:
+        fast_validator(schema)(data)
+        return
+    except fastjsonschema.JsonSchemaException:
+        pass
     checker = validator(schema)
     if checker.is_valid(data):
         return
