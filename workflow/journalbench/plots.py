@@ -263,10 +263,13 @@ def save(fig: plt.Figure, figures: Path | str, name: str) -> list[Path]:
     fig.set_dpi(dpi)
     fig.set_layout_engine(None)
     png = BytesIO()
+    # zlib's fastest level: lossless, files 4-10% larger, a quarter less time
     try:
-        fig.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=box)
+        fig.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=box,
+                    pil_kwargs={"compress_level": 1})
         # no creation date: the same figure is the same file in every reproduction
-        fig.savefig(paths[1], bbox_inches=box, metadata={"CreationDate": None})
+        with plt.rc_context({"pdf.compression": 1}):
+            fig.savefig(paths[1], bbox_inches=box, metadata={"CreationDate": None})
     finally:
         fig.set_layout_engine(engine)
     paths[0].write_bytes(png.getvalue())
