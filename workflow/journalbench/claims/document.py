@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -23,7 +25,7 @@ CSV_COLUMNS = [*FAMILY, "claim", "verdict", "p_for_holm", "p_against_holm", "par
                "starved_runs", "excluded_runs", "why_not", "why"]
 
 
-def family_name(row: pd.Series | dict) -> str:
+def family_name(row: Mapping[str, Any]) -> str:
     return f"{row['campaign']} / {row['host']} / {row['device_profile']} / BFQ {row['bfq']}"
 
 
@@ -74,7 +76,7 @@ def starvation_blocks(starved: pd.DataFrame) -> list[Block]:
     return [*blocks, ("table", table)]
 
 
-def check_item(row: pd.Series) -> str:
+def check_item(row: Mapping[str, Any]) -> str:
     head = f"**{row['test']}** ({row['part']} half)"
     if row["status"] != MEASURED:
         return f"{head}: {row['status']}: {row['why_not']}"
@@ -88,25 +90,23 @@ def check_item(row: pd.Series) -> str:
             f"smallest detectable {detectable_text(row)}; runs: {row['runs']}{starved}")
 
 
-def claim_blocks(claim: str, claims: pd.DataFrame, checks: pd.DataFrame, figures: str,
+def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]], figures: str,
                  root: Path) -> list[Block]:
-    """`figures`: the figures folder relative to `root`, the ledger's folder; a figure is
-    linked when it exists."""
+    """The claim's section from its rows of the claims table, one per family; `checks`: the
+    checks' rows by claim and family. `figures`: the figures folder relative to `root`, the
+    ledger's folder; a figure is linked when it exists."""
     info = CLAIMS[claim]
     blocks: list[Block] = [("h2", f"{claim} ({info.where})"),
                            ("p", f"**Thesis:** {info.statement}.")]
-    mine = claims[claims["claim"] == claim]
-    for _, row in mine.iterrows():
+    for row in claims:
         links = ", ".join(f"[{name}]({figures}/{row['campaign']}/{name}.png)"
                           for name in info.figures
                           if (root / figures / row["campaign"] / f"{name}.png").is_file())
         blocks.append(("h3", f"{family_name(row)}: {row['verdict']}"))
         blocks.append(("p", f"**Why:** {row['why']}" + (f" **Figure:** {links}" if links else "")))
-        family = checks[(checks["claim"] == claim)
-                        & (checks[FAMILY] == row[FAMILY]).all(axis=1)] if not checks.empty \
-            else checks
-        if not family.empty:
-            blocks.append(("ul", [check_item(r) for _, r in family.iterrows()]))
+        family = checks.get((claim, *(row[key] for key in FAMILY)), [])
+        if family:
+            blocks.append(("ul", [check_item(r) for r in family]))
     return blocks
 
 
@@ -114,8 +114,15 @@ def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd
              figures: str, root: Path) -> list[Block]:
     blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
                            *starvation_blocks(starved)]
+    # rows grouped once: selecting them from the frames claim by claim was most of the time
+    rows: dict[str, list[dict]] = {}
+    for row in claims.to_dict("records"):
+        rows.setdefault(row["claim"], []).append(row)
+    by_family: dict[tuple, list[dict]] = {}
+    for row in checks.to_dict("records"):
+        by_family.setdefault((row["claim"], *(row[key] for key in FAMILY)), []).append(row)
     for claim in CLAIMS:
-        blocks += claim_blocks(claim, claims, checks, figures, root)
+        blocks += claim_blocks(claim, rows.get(claim, []), by_family, figures, root)
     return blocks
 
 
