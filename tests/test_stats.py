@@ -181,3 +181,16 @@ def test_condition_medians_and_family() -> None:
                                    "same": (table.x[:5], table.x[:5] + 0.5)})
     assert family["p_holm"].tolist() == pytest.approx(stats.holm(family["mw_p"])[1].tolist())
     assert family.loc[0, "cliffs_delta"] == -1
+
+
+def test_the_trend_slope_is_ordinary_least_squares() -> None:
+    """slope_t (scipy's linregress) gives statsmodels' OLS slope, standard error, residual
+    degrees of freedom and residual spread."""
+    import statsmodels.api as sm
+
+    levels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=float)
+    values = np.log([100, 96, 104, 90, 85, 93, 70, 76, 72])
+    fit = sm.OLS(values, sm.add_constant(levels)).fit()
+    t = stats.slope_t(levels, values)
+    assert (t.estimate, t.se, t.df, t.n, t.sd) == pytest.approx(
+        (fit.params[1], fit.bse[1], fit.df_resid, 9, np.sqrt(fit.scale)))

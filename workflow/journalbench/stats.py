@@ -327,14 +327,15 @@ def one_sample_t(values: Sequence[float]) -> TStat:
 def slope_t(levels: Sequence[float], values: Sequence[float]) -> TStat:
     """Least-squares slope of values on levels (a linear trend test across ordered
     conditions), with its standard error and n - 2 degrees of freedom."""
-    import statsmodels.api as sm
+    from scipy.stats import linregress
 
     x, y = clean(levels, "levels"), clean(values, "values")
     if x.size != y.size or x.size < 3 or np.unique(x).size < 2:
         raise ValueError("a trend test needs 3 values over at least 2 levels")
-    fit = sm.OLS(y, sm.add_constant(x)).fit()
-    return TStat(float(fit.params[1]), float(fit.bse[1]), float(fit.df_resid), int(x.size),
-                 float(np.sqrt(fit.scale)))
+    fit = linregress(x, y)
+    # the residuals' spread from the slope's standard error: se = sd / sqrt(Sxx)
+    return TStat(float(fit.slope), float(fit.stderr), float(x.size - 2), int(x.size),
+                 float(fit.stderr * np.sqrt(sxx(x))))
 
 
 def sxx(levels: Sequence[float]) -> float:
