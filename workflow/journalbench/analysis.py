@@ -43,8 +43,8 @@ def load(processed: Path | str,
     names = ("runs", "samples", "experiments")
     if not all((processed / f"{name}.parquet").exists() for name in names):
         tidy(raw, processed)
-    runs, samples, experiments = (read_table(processed / f"{name}.parquet")
-                                  for name in names)
+    runs, samples, experiments = (read_table(processed / f"{name}.parquet",
+                                             selected=name != "samples") for name in names)
     if runs.empty:
         raise ValueError(f"{processed / 'runs.parquet'}: no complete runs (raw: {raw})")
     return runs, samples, experiments

@@ -50,7 +50,7 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
                 for folder, tables in judged_before.items()]
     loaded = []
     for folder in processed:
-        tables = [read_table(folder / f"{name}.parquet")
+        tables = [read_table(folder / f"{name}.parquet", selected=name != "samples")
                   for name in ("runs", "samples", "experiments")]
         if tables[0].empty:
             print(f"claims: {folder / 'runs.parquet'}: no runs, skipped", file=sys.stderr)
