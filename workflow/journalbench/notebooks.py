@@ -82,8 +82,6 @@ def reset(kernel: Any) -> None:
 
 
 def run(campaign: str, root: Path, names: list[str]) -> int:
-    import papermill
-
     from journalbench.notebook_kernel import SharedClientKernel
 
     out = root / "results" / campaign / "notebooks"
@@ -91,6 +89,8 @@ def run(campaign: str, root: Path, names: list[str]) -> int:
     kernel = SharedClientKernel(kernel_name="python3")
     kernel.start_kernel(cwd=str(root / "notebooks"))
     try:
+        import papermill  # while the kernel starts
+
         for name in names:
             started = time.monotonic()
             try:
