@@ -290,3 +290,24 @@ def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
     assert png.tobytes() == Image.open(tight).tobytes()
     for first, second in zip(*made, strict=True):
         assert first.read_bytes() == second.read_bytes(), first.name
+
+
+def test_long_labels_slant_and_a_long_host_line_wraps() -> None:
+    """Tick labels that would overlap are slanted, short ones are not; the title's host line
+    wraps to the figure's width instead of widening the image."""
+    from journalbench import plots
+
+    arms = ["vm", "shared-journal", "per-container-journal", "journal-accounted"]
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"{arm}-{rep}", "repetition": rep, "arm": arm, "tenant": "victim",
+         "virt_accel": "tcg" if arm == "vm" else None, "beside": beside, "device_profile": "native",
+         "throughput_mb_s": 10.0 + rep, "achieved_share": 0.6 + rep / 100}
+        for arm in arms for beside in ("alone", "no-fsync") for rep in range(3)])
+    host = "host h (" + " + ".join(f"6.18.44-fc-v{n}" for n in range(700, 706)) + ", image hdd)"
+    by_arm = plots.shares(rows, "arm", "t", host, target=0.7)
+    assert {label.get_rotation() for label in by_arm.axes[0].get_xticklabels()} == {20.0}
+    by_beside = plots.shares(rows, "beside", "t", host, target=0.7)
+    assert {label.get_rotation() for label in by_beside.axes[0].get_xticklabels()} == {0.0}
+    title = by_beside.get_suptitle().splitlines()
+    assert title[0] == "t" and len(title) > 2 and " ".join(title[1:]) == host
+    assert max(map(len, title)) <= by_beside.get_figwidth() * plots.TITLE_CHARS_PER_IN

@@ -6,6 +6,7 @@ and colours in every panel, and one legend."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from io import BytesIO
@@ -21,6 +22,11 @@ from journalbench.analysis import arm_order, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
 PNG_DPI = 130
+TITLE_CHARS_PER_IN = 13  # characters of a 10-pt title per inch of figure
+TICK_CHAR_IN = 0.09  # width of a tick label's character at seaborn's notebook context, inches
+# figures are drawn at the PNG's resolution: laying one out (tight_layout) and saving it then
+# measure every text with the same renderer, once
+plt.rcParams["figure.dpi"] = PNG_DPI
 
 
 def arms_in(frame: pd.DataFrame) -> list[str]:
@@ -37,9 +43,20 @@ def levels(frame: pd.DataFrame, column: str) -> list[str]:
 
 
 def titled(fig: plt.Figure, title: str, host: str) -> plt.Figure:
-    fig.suptitle(f"{title}\n{host}", fontsize=10)
+    # wrapped to the figure's width: a long host line (several kernels, a TCG note) would
+    # otherwise widen the saved image and shrink the plot within it
+    width = int(fig.get_figwidth() * TITLE_CHARS_PER_IN)
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in (title, host)), fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def crowded(ax: plt.Axes, labels: list[str]) -> bool:
+    """Would two neighbouring tick labels overlap (each is centred in an equal slot of the
+    axes' width)?"""
+    slot = ax.get_position().width * ax.figure.get_figwidth() / max(len(labels), 1)
+    widths = [(len(str(label)) + 1) * TICK_CHAR_IN for label in labels]
+    return any((a + b) / 2 > slot for a, b in zip(widths, widths[1:], strict=False))
 
 
 def panel_axes(groups: list[tuple[str | None, pd.DataFrame]], width: float,
@@ -82,8 +99,8 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
         grouped_bars(ax, table, x, hue, order, hue_order)
         ax.set_xlabel(x)
         ax.set_ylabel(ylabel)
-        if len(groups) > 1 and sum(len(label) for label in order) > 40:
-            slanted(ax)  # long labels overlap in a narrower panel
+        if crowded(ax, order):
+            slanted(ax)
     one_legend(axes)
     return titled(fig, title, host)
 
@@ -146,7 +163,7 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
                        label=f"target {target}")
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of the disk (bytes)")
-        if slant or (x == "arm" and len(groups) > 1):  # long names overlap in a narrow panel
+        if slant or crowded(ax, arms if x == "arm" else levels(frame, x)):
             slanted(ax)
     if target is not None:  # the legend gathers the arms' dots and the target line
         axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
