@@ -331,7 +331,12 @@ def test_an_unchanged_cache_is_not_written_and_a_damaged_one_is_parsed_over(
     third = tidy.tidy(raw, out)
     assert len(third.parsed) == 4 and len(parses) == 8
     (out / "cache" / "runs.arrow").write_text("not an Arrow file\n")
+    older = out / "cache" / "devbox" / "vm-0123" / "0123.runs.arrow"  # an older tidy's layout
+    older.parent.mkdir(parents=True)
+    older.write_bytes(b"rows")
     assert len(tidy.tidy(raw, out).parsed) == 4
+    assert sorted(p.name for p in (out / "cache").iterdir()) == [
+        "runs.arrow", "samples.arrow", "unusable.json"]
     for table, frame in before.items():
         pd.testing.assert_frame_equal(pd.read_parquet(out / f"{table}.parquet"), frame)
 

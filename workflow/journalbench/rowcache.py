@@ -13,6 +13,7 @@ tidy and only when it changed: a file per run cost more to write than the run's 
 from __future__ import annotations
 
 import json
+import shutil
 import uuid
 from functools import cache
 from pathlib import Path
@@ -139,6 +140,9 @@ class Cache:
         from pyarrow import feather
 
         self.folder.mkdir(parents=True, exist_ok=True)
+        for old in self.folder.iterdir():  # an older tidy's folder per run: nothing reads it
+            if old.is_dir():
+                shutil.rmtree(old)
         write = uuid.uuid4().hex  # the files of one write name it: read() takes no mix
         for name, table in tables.items():
             tmp = self.folder / f"{name}.arrow.tmp"
