@@ -15,7 +15,7 @@ from journalbench import stats
 from journalbench.agent.arms import ARMS
 from journalbench.agent.devices import DEFAULT_PROFILE, PROFILES
 from journalbench.experiments import runs_for
-from journalbench.tables import read as read_table
+from journalbench.tables import read_tidy, tidy_paths
 from journalbench.tidy import tidy
 
 ARM_ORDER = list(ARMS)  # the thesis's order
@@ -40,11 +40,9 @@ def load(processed: Path | str,
     """The campaign's runs, samples and experiments tables; built from the raw run folders
     when missing (a notebook opened on a fresh clone runs on its own)."""
     processed, raw = Path(processed), Path(raw)
-    names = ("runs", "samples", "experiments")
-    if not all((processed / f"{name}.parquet").exists() for name in names):
+    if not all(path.exists() for path in tidy_paths(processed)):
         tidy(raw, processed)
-    runs, samples, experiments = (read_table(processed / f"{name}.parquet",
-                                             selected=name != "samples") for name in names)
+    runs, samples, experiments = read_tidy(processed)
     if runs.empty:
         raise ValueError(f"{processed / 'runs.parquet'}: no complete runs (raw: {raw})")
     return runs, samples, experiments

@@ -126,7 +126,7 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
                    "n": f"{len(check.a)}/{len(check.b)}", "p": np.nan,
                    "c24_baseline": verdict.get((profile, order[0])),
                    "c24_setting": verdict.get((profile, setting)), "why_not": ""}
-            if min(len(check.a), len(check.b)) < 2:  # no test (a campaign part-run)
+            if not checks.enough(check):  # no test (a campaign part-run)
                 row["why_not"] = "fewer than 2 runs on a side"
             elif problem := checks.off_log_scale(check):  # a share of 0 has no log ratio
                 row["why_not"] = problem

@@ -42,7 +42,7 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
 
     from journalbench.claims import judged as kept
     from journalbench.claims import ledger
-    from journalbench.tables import read as read_table
+    from journalbench.tables import read_tidy
 
     judged_before = {folder: kept.read(folder) if reuse else None for folder in processed}
     if reuse and None not in judged_before.values():  # the tidy tables need not be loaded
@@ -50,8 +50,7 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
                 for folder, tables in judged_before.items()]
     loaded = []
     for folder in processed:
-        tables = [read_table(folder / f"{name}.parquet", selected=name != "samples")
-                  for name in ("runs", "samples", "experiments")]
+        tables = read_tidy(folder)
         if tables[0].empty:
             print(f"claims: {folder / 'runs.parquet'}: no runs, skipped", file=sys.stderr)
             continue

@@ -81,9 +81,9 @@ def sha256_file(path: Path) -> str:
 def write_manifest(folder: Path) -> Path:
     """Write MANIFEST.json last: sha256 and size of every other file in the folder."""
     files = {
-        str(path.relative_to(folder)): {"sha256": sha256_file(path), "bytes": path.stat().st_size}
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name != MANIFEST
+        name: {"sha256": sha256_file(folder / name), "bytes": (folder / name).stat().st_size}
+        for name in sorted(files_below(folder))
+        if name != MANIFEST
     }
     target = folder / MANIFEST
     tmp = target.with_suffix(".tmp")

@@ -21,3 +21,18 @@ def read(path: Path | str, selected: bool = True) -> pd.DataFrame:
         frame = frame.astype(strings).copy()  # the copy joins a dtype's columns in one block
     frame.columns = pd.Index(list(frame.columns))  # labels as any other frame's
     return frame
+
+
+TIDY = ("runs", "samples", "experiments")
+
+
+def tidy_paths(processed: Path | str) -> list[Path]:
+    return [Path(processed) / f"{name}.parquet" for name in TIDY]
+
+
+def read_tidy(processed: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A campaign's runs, samples and experiments tables (the samples with Arrow's strings)."""
+    runs, samples, experiments = (read(path, selected=name != "samples")
+                                  for name, path in zip(TIDY, tidy_paths(processed),
+                                                        strict=True))
+    return runs, samples, experiments
