@@ -37,9 +37,9 @@ from throwaway import throwaway_host
 
 from journalbench import runfolder
 from journalbench.agent import disk
-from journalbench.agent.devices import PROFILES
 from journalbench.agent.devices.hdd import Hdd
 from journalbench.agent.devices.hdd_model import Params
+from journalbench.agent.registry import PROFILES
 from journalbench.agent.run import host_lock, teardown
 
 REPO = Path(__file__).resolve().parent.parent

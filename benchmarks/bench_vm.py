@@ -40,9 +40,8 @@ from journalbench import hosts, runfolder
 from journalbench.agent import cgroups, disk, guest_image, run
 from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.arms.vm import choose_accel, qemu_argv, wait_console
-from journalbench.agent.devices import profile_for
+from journalbench.agent.registry import profile_for, workload_for
 from journalbench.agent.system import kill_wait
-from journalbench.agent.workloads import workload_for
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "journalbench"

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.weightstats import ttost_ind
 
-from journalbench import claims, stats
+from journalbench import claims, starved, stats
 from journalbench.claims import checks, power, preconditions, registry
 from journalbench.claims.verdicts import (
     CONTRADICTED,
@@ -372,11 +372,11 @@ def test_starvation_flags_a_zero_second_while_the_tool_runs() -> None:
         for tenant, series in (("victim", [(1, 1, 5), (2, 1, 0), (3, 1, 5)]),
                                ("neighbour", [(1, 1, 5), (2, 1, 5), (3, 1, 5), (3.3, 0.3, 0)]))
         for t, dt, b in series])
-    flags = stats.starvation(runs, samples).set_index("tenant")
+    flags = starved.starvation(runs, samples).set_index("tenant")
     assert flags.loc["victim", "zero_seconds"] == 1 and flags.loc["victim", "starved"]
     assert not flags.loc["neighbour", "starved"]  # its zero is after the tool stopped
     runs.loc[runs["tenant"] == "neighbour", "achieved_share"] = 0.05  # < 0.3 / 4
-    assert stats.starvation(runs, samples).set_index("tenant").loc["neighbour", "starved"]
+    assert starved.starvation(runs, samples).set_index("tenant").loc["neighbour", "starved"]
 
 
 def test_every_registered_claim_is_in_the_catalog_and_preconditions_are_described() -> None:

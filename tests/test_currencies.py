@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from journalbench import analysis
+from journalbench import views
 from journalbench.agent.sampler import (
     DEVTIME_MAPS,
     DeviceTime,
@@ -239,9 +239,9 @@ def run_rows(run_id: str, beside: str, arm: str, jbd2: tuple[float, float, float
                      "beside": beside if tenant == "victim" else "high-fsync",
                      "device_profile": "hdd",
                      **{own: part * value for (own, _), value
-                        in zip(analysis.JBD2_SHARE.values(), jbd2, strict=True)},
+                        in zip(views.JBD2_SHARE.values(), jbd2, strict=True)},
                      **{column: value for (_, column), value
-                        in zip(analysis.JBD2_SHARE.values(), shared, strict=True)}})
+                        in zip(views.JBD2_SHARE.values(), shared, strict=True)}})
     return rows
 
 
@@ -250,11 +250,11 @@ def test_jbd2_share_per_condition_in_each_currency() -> None:
         run_rows("r1", "no-fsync", "per-container-journal", (0.02, 0.04, 0.10))
         + run_rows("r2", "no-fsync", "per-container-journal", (0.04, 0.06, 0.12))
         + run_rows("r3", "high-fsync", "shared-journal", (0, 0, 0), shared=(0.05, 0.2, 0.3)))
-    per_run = analysis.jbd2_run_shares(runs).set_index("run_id")
+    per_run = views.jbd2_run_shares(runs).set_index("run_id")
     assert per_run.loc["r1", "bytes"] == pytest.approx(0.03)  # both journals
     assert per_run.loc["r1", "time"] == pytest.approx(0.15)
     assert per_run.loc["r3", "requests"] == pytest.approx(0.2)  # the shared one
-    shares = analysis.jbd2_shares(runs)
+    shares = views.jbd2_shares(runs)
     assert list(shares.columns) == ["host", "device_profile", "arm", "beside", "currency",
                                     "median", "low", "high", "n"]
     table = shares.set_index(["arm", "beside", "currency"])
@@ -268,5 +268,5 @@ def test_jbd2_share_is_nan_where_a_run_lacks_the_currency() -> None:
     rows = run_rows("old", "no-fsync", "shared-journal", (0.0, 0.0, 0.0), shared=(0.03, 0, 0))
     for row in rows:
         row["jbd2_time_share"] = row["shared_jbd2_time_share"] = float("nan")
-    per_run = analysis.jbd2_run_shares(pd.DataFrame(rows)).iloc[0]
+    per_run = views.jbd2_run_shares(pd.DataFrame(rows)).iloc[0]
     assert per_run["bytes"] == pytest.approx(0.03) and pd.isna(per_run["time"])

@@ -97,8 +97,8 @@ def test_kill_9_of_an_hdd_run_then_teardown_leaves_nothing(hdd_host, tmp_path):
 def test_a_drifted_device_fails_the_run(hdd_host, tmp_path):
     """A reference that the device no longer matches (here: one claiming twice the sequential
     rate) fails the run before anything is measured, and leaves nothing."""
-    from journalbench.agent.devices import PROFILES
     from journalbench.agent.devices.calibrate import reference_path
+    from journalbench.agent.registry import PROFILES
     from journalbench.hosts import load_host
 
     host = load_host(str(hdd_host["file"]))
@@ -132,8 +132,8 @@ def test_a_campaign_resumed_on_a_fresh_machine_keeps_its_reference(hdd_host, tmp
     """A campaign's run lands; the host's reference cache is lost (a new machine of the same
     kind); `adopt-reference` puts back the reference the landed run was checked against, and
     the next run is checked against it instead of a new one measured there."""
-    from journalbench.agent.devices import PROFILES
     from journalbench.agent.devices.calibrate import reference_path
+    from journalbench.agent.registry import PROFILES
     from journalbench.hosts import load_host
 
     raw = tmp_path / "raw"
@@ -176,8 +176,8 @@ def test_a_reference_measured_on_a_busy_machine_is_used_but_not_kept(agent_host,
     """Two processes spinning on both cores while the fast disk's reference is first measured:
     the run records how busy the machine was and goes on, but the reference is not cached, so a
     later run on a quiet machine measures its own."""
-    from journalbench.agent.devices import PROFILES
     from journalbench.agent.devices.calibrate import BUSY_LIMIT, reference_path
+    from journalbench.agent.registry import PROFILES
     from journalbench.hosts import load_host
 
     host = load_host(str(agent_host["file"]))

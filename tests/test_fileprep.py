@@ -355,9 +355,9 @@ def test_the_shipped_fileprep_table_has_every_condition(tmp_path: Path) -> None:
     neighbour and preparation, its runs counted; on the emulated HDD a high-fsync writer alone
     sits in the thesis's regime (10-25 ms per fsync, 8-20 fsync/s)."""
     from conftest import REPO
-    from journalbench import analysis
+    from journalbench import views
 
-    table = analysis.fileprep_table(tmp_path / "quick", REPO / "data" / "raw" / "quick")
+    table = views.fileprep_table(tmp_path / "quick", REPO / "data" / "raw" / "quick")
     assert table is not None
     assert len(table) == 2 * 2 * 3 and set(table["runs"]) == {3}
     assert set(table["prep"]) == set(fio.PREPS)
@@ -365,7 +365,7 @@ def test_the_shipped_fileprep_table_has_every_condition(tmp_path: Path) -> None:
     assert hdd_alone["victim fsync ms"].between(10, 25).all()
     assert hdd_alone["victim fsync/s"].between(8, 20).all()
     assert (table["jbd2 % of bytes"] > 0).all()
-    assert analysis.fileprep_table(tmp_path / "x" / "y", tmp_path / "x" / "y") is None
+    assert views.fileprep_table(tmp_path / "x" / "y", tmp_path / "x" / "y") is None
 
 
 @pytest.mark.root

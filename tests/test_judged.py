@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from journalbench import analysis, cli
 from journalbench import claims as claims_package
+from journalbench import cli, views
 from journalbench.claims import judged
 
 SHIPPED = REPO / "data" / "raw" / "quick-redis"  # small, and it tests claims
@@ -25,7 +25,7 @@ def refuse(*_: object, **__: object) -> None:
 def test_tables_only_then_reuse_gives_the_same_ledger_and_tests(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     processed = tmp_path / "processed" / "quick-redis"
-    runs, samples, experiments = analysis.load(processed, SHIPPED)  # tidied into tmp_path
+    runs, samples, experiments = views.load(processed, SHIPPED)  # tidied into tmp_path
     fresh = claims_package.host_tests(runs, experiments, samples)
     assert judged.read(processed) is None
     assert cli.main(["claims", str(processed), "--results", str(tmp_path / "plain")]) == 0

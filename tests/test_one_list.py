@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from journalbench import hosts, window
+from journalbench import hosts, vocabulary, window
 from journalbench.agent import packages
-from journalbench.agent.arms import ARMS
-from journalbench.agent.devices import DEFAULT_PROFILE, PROFILES
 from journalbench.agent.devices.hdd import Hdd
 from journalbench.agent.devices.hdd_model import Params
-from journalbench.agent.workloads import WORKLOADS, fio
+from journalbench.agent.registry import ARMS, PROFILES, WORKLOADS
+from journalbench.agent.workloads import fio
+from journalbench.vocabulary import DEFAULT_PROFILE
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
 
@@ -138,3 +138,11 @@ def test_hdd_model_defaults() -> None:
     assert {k: v["default"] for k, v in properties.items()} == {
         k: getattr(defaults, k) for k in properties}
     assert set(properties) == set(Params.__dataclass_fields__) - {"write_cache"}
+
+
+def test_vocabulary_names_the_agents_parts() -> None:
+    """The names both sides share are the agent's classes' own, in the same order."""
+    assert tuple(ARMS) == vocabulary.ARMS
+    assert tuple(WORKLOADS) == vocabulary.TOOLS
+    assert tuple(PROFILES) == vocabulary.PROFILES
+    assert set(vocabulary.CONTAINER_ARMS) == set(vocabulary.ARMS) - {vocabulary.VM}

@@ -476,7 +476,7 @@ experiments:
 
 
 def test_experiments_come_from_the_campaign_file(tmp_path: Path) -> None:
-    from journalbench.experiments import runs_for
+    from journalbench.selection import runs_for
 
     run = shared_journal(tmp_path / "raw")
     campaign = tmp_path / "assembled.yaml"

@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from journalbench import analysis, tidy
+from journalbench import selection, tidy, views
 from journalbench.agent.workloads.fio import PRESETS, job
 from journalbench.campaign import CAMPAIGN_DIR, expand, load_campaign
-from journalbench.experiments import experiment_rows, runs_for
+from journalbench.experiments import experiment_rows
 from journalbench.runfolder import run_id
+from journalbench.selection import runs_for
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
 # the campaigns whose run folders ship in data/raw/
@@ -24,7 +25,7 @@ SHIPPED = ["arms20", "bfq", "fileprep", "quick", "quick-mysql", "quick-redis", "
 def unshown(runs: pd.DataFrame, plan: pd.DataFrame) -> list[str]:
     """The measured conditions (experiment, vary values, arm) no figure or table shows."""
     shown = set().union(*(set(rows["run_id"])
-                          for rows in analysis.views(runs, plan).values()))
+                          for rows in views.figure_rows(runs, plan).values()))
     measured = set(runs["run_id"])
     missing = []
     keys = ["experiment", "condition", "arm"]
@@ -79,9 +80,9 @@ def test_c1_and_c2_show_all_four_base_workloads(tmp_path: Path) -> None:
     tidy.tidy(REPO / "data" / "raw" / "quick", tmp_path)
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     plan = pd.read_parquet(tmp_path / "experiments.parquet")
-    view = analysis.views(runs, plan)
+    view = views.figure_rows(runs, plan)
     for name in ("c1-base-alone", "c2-base-paired"):
-        assert set(view[name]["base_workload"]) == set(analysis.BASE_PRESETS), name
+        assert set(view[name]["base_workload"]) == set(selection.BASE_PRESETS), name
         assert (view[name]["tenant"] == "victim").all()
     assert (view["c2-base-paired"]["n_tenants"] == 2).all()
 
@@ -90,14 +91,14 @@ def test_base_workload_of_a_row() -> None:
     rows = pd.DataFrame({"preset": ["randread-16k", "no-fsync", "no-fsync", "high-fsync", None],
                          "bs": ["16k", "64k", "16k", "64k", None]})
     # C4's 16 KiB no-fsync writer runs no base workload; the 64 KiB one runs seqwrite-64k's job
-    assert list(analysis.base_workload(rows)) == ["randread-16k", "seqwrite-64k", None, None,
+    assert list(selection.base_workload(rows)) == ["randread-16k", "seqwrite-64k", None, None,
                                                   None]
 
 
 def test_base_workloads_follow_the_fio_presets() -> None:
-    for preset, same in analysis.SAME_JOB.items():
+    for preset, same in selection.SAME_JOB.items():
         assert PRESETS[preset] == PRESETS[same]
-    for name, bs in analysis.BASE_WORKLOADS.items():
+    for name, bs in selection.BASE_WORKLOADS.items():
         assert PRESETS[name]["bs"] == bs
 
 
@@ -121,15 +122,15 @@ def fileprep(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd
 
     matplotlib.use("Agg")
     out = tmp_path_factory.mktemp("fileprep")
-    runs, samples, plan = analysis.load(out, REPO / "data" / "raw" / "fileprep")
+    runs, samples, plan = views.load(out, REPO / "data" / "raw" / "fileprep")
     assert set(runs["device_profile"]) == {"native", "hdd"}
-    return analysis.by_prep(runs, plan), samples
+    return selection.by_prep(runs, plan), samples
 
 
 def test_tables_of_a_two_profile_campaign_keep_the_profiles_apart(
         fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
-    rows = analysis.victims(fileprep[0])
-    table = analysis.medians(rows, ["beside", "prep"], "fsync_lat_mean_ms")
+    rows = selection.victims(fileprep[0])
+    table = views.medians(rows, ["beside", "prep"], "fsync_lat_mean_ms")
     assert list(table.columns[:4]) == ["host", "device_profile", "beside", "prep"]
     assert list(dict.fromkeys(table["device_profile"])) == ["native", "hdd"]  # agent's order
     assert len(table) == 2 * 2 * 3  # profiles x neighbours x preparations, each once
@@ -138,14 +139,14 @@ def test_tables_of_a_two_profile_campaign_keep_the_profiles_apart(
                    & (rows["beside"] == row["beside"]) & (rows["prep"] == row["prep"])]
         assert row["median"] == pytest.approx(np.median(own["fsync_lat_mean_ms"]))
         assert row["n"] == len(own)
-    wide = analysis.fsync_table(rows)
+    wide = views.fsync_table(rows)
     assert list(wide.columns) == ["host", "device_profile", "beside", "shared-journal"]
     assert list(zip(wide["device_profile"], wide["beside"], strict=True)) == [
         ("native", "alone"), ("native", "no-fsync"), ("hdd", "alone"), ("hdd", "no-fsync")]
-    shares = analysis.jbd2_shares(fileprep[0], by=("prep",))
+    shares = views.jbd2_shares(fileprep[0], by=("prep",))
     assert list(shares.columns[:4]) == ["host", "device_profile", "prep", "currency"]
-    assert len(shares) == 2 * 3 * len(analysis.JBD2_SHARE)
-    host = analysis.host_label(fileprep[0])
+    assert len(shares) == 2 * 3 * len(views.JBD2_SHARE)
+    host = views.host_label(fileprep[0])
     assert "native: device fsync" in host and "hdd: device fsync" in host
 
 
@@ -158,13 +159,13 @@ def test_figures_of_a_two_profile_campaign_have_a_panel_per_profile(
     from journalbench import plots
 
     rows, samples = fileprep
-    victims = analysis.victims(rows)
+    victims = selection.victims(rows)
     fig = plots.bars(victims, "prep", "throughput_mb_s", "beside", "t", "h", "MB/s")
     native, hdd = fig.axes
     assert native.get_title().startswith("native: device fsync")
     assert hdd.get_title().startswith("hdd: device fsync") and "high-fsync alone" in hdd.get_title()
     assert not native.get_shared_y_axes().joined(native, hdd)  # own scale: MB/s differ 50x
-    table = analysis.medians(victims, ["prep", "beside"], "throughput_mb_s")
+    table = views.medians(victims, ["prep", "beside"], "throughput_mb_s")
     for ax, profile in ((native, "native"), (hdd, "hdd")):  # each panel's bars: its own runs
         heights = sorted(bar.get_height() for bar in ax.patches if bar.get_height() > 0)
         own = table.loc[table["device_profile"] == profile, "median"]
@@ -172,7 +173,7 @@ def test_figures_of_a_two_profile_campaign_have_a_panel_per_profile(
     assert native.get_legend() is None and hdd.get_legend() is not None  # one legend
     fig = plots.shares(victims, "beside", "t", "h", target=0.7)
     assert [t.split(":")[0] for t in panel_titles(fig)] == ["native", "hdd"]
-    parts = analysis.example_shares(samples, victims, beside="no-fsync", prep="fallocate")
+    parts = views.example_shares(samples, victims, beside="no-fsync", prep="fallocate")
     panels = list(dict.fromkeys(parts["panel"]))
     assert [p.split(":")[0] for p in panels] == ["native", "hdd"]
     for panel in panels:  # the example run is of the panel's profile, the first repetition
@@ -194,13 +195,13 @@ def test_a_single_profile_campaign_reads_as_before() -> None:
          "virt_accel": None, "beside": "alone", "tenant": "victim", "device_profile": "native",
          "kernel": "k", "device_kind": "image", "device_fsync_lat_ms": 0.1 + rep / 100,
          "throughput_mb_s": 10.0 + rep, "achieved_share": 1.0} for rep in range(3)])
-    assert analysis.host_label(rows) == "host h (k, image native, device fsync 0.11 ms)"
+    assert views.host_label(rows) == "host h (k, image native, device fsync 0.11 ms)"
     resumed = rows.assign(kernel=["k", "k", "k2"])  # a campaign resumed on another build
-    assert analysis.host_label(resumed).startswith("host h (k + k2, image native")
-    table = analysis.medians(rows, ["arm"], "throughput_mb_s")
+    assert views.host_label(resumed).startswith("host h (k + k2, image native")
+    table = views.medians(rows, ["arm"], "throughput_mb_s")
     assert table[["host", "device_profile", "arm", "median"]].values.tolist() == [
         ["h", "native", "shared-journal", 11.0]]
-    assert [title for title, _ in analysis.panels(rows)] == [None]
+    assert [title for title, _ in views.panels(rows)] == [None]
     fig = plots.bars(rows, "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
     assert panel_titles(fig) == [""] and fig.axes[0].get_legend() is not None
     assert panel_titles(plots.shares(rows, "arm", "t", "h", target=0.7)) == [""]
@@ -222,7 +223,7 @@ def test_bars_are_the_tables_medians_and_intervals_and_empty_without_runs() -> N
     rows = rows[(rows["arm"] != "journal-accounted") | (rows["beside"] != "no-fsync")]
     fig = plots.bars(rows, "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
     ax = fig.axes[0]
-    table = analysis.medians(rows, ["beside", "arm"], "throughput_mb_s")
+    table = views.medians(rows, ["beside", "arm"], "throughput_mb_s")
     assert len(table) == 3 and len(ax.patches) == 3  # the missing condition draws no bar
     assert sorted(bar.get_height() for bar in ax.patches) == pytest.approx(sorted(table["median"]))
     intervals = sorted(tuple(segment[:, 1]) for container in ax.containers
@@ -240,13 +241,13 @@ def test_panels_order_profiles_and_name_hosts_when_several() -> None:
     rows = pd.DataFrame({"host": ["b", "a", "a", "a"],
                          "device_profile": ["native", "hdd", "zz-new", None],
                          "device_fsync_lat_ms": [0.1, 20.0, 1.0, 0.2]})
-    titles = [title for title, _ in analysis.panels(rows)]
+    titles = [title for title, _ in views.panels(rows)]
     # runs made before profiles are native; known profiles in the agent's order, others last
     assert titles == ["host a, native: device fsync 0.20 ms",
                       "host a, hdd: device fsync 20.00 ms",
                       "host a, zz-new: device fsync 1.00 ms",
                       "host b, native: device fsync 0.10 ms"]
-    unnamed = analysis.panels(rows.drop(columns="device_profile"))  # one device per host
+    unnamed = views.panels(rows.drop(columns="device_profile"))  # one device per host
     assert [title for title, _ in unnamed] == ["host a, device fsync 1.00 ms",
                                                "host b, device fsync 0.10 ms"]
 
@@ -257,13 +258,13 @@ def test_two_bfq_settings_get_their_own_rows_and_panels() -> None:
          "beside": "no-fsync", "tenant": "victim", "device_profile": "hdd",
          "bfq": f"strict_guarantees={sg}", "device_fsync_lat_ms": 20.0,
          "achieved_share": 0.5 + sg / 10} for sg in (0, 1) for rep in range(3)])
-    table = analysis.medians(rows, ["arm"], "achieved_share")
+    table = views.medians(rows, ["arm"], "achieved_share")
     assert table[["bfq", "median"]].values.tolist() == [["strict_guarantees=0", 0.5],
                                                         ["strict_guarantees=1", 0.6]]
-    assert [title for title, _ in analysis.panels(rows)] == [
+    assert [title for title, _ in views.panels(rows)] == [
         "hdd: device fsync 20.00 ms, BFQ strict_guarantees=0",
         "hdd: device fsync 20.00 ms, BFQ strict_guarantees=1"]
-    assert [title for title, _ in analysis.panels(rows[rows["bfq"].str.endswith("1")])] == [None]
+    assert [title for title, _ in views.panels(rows[rows["bfq"].str.endswith("1")])] == [None]
 
 
 def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
@@ -278,7 +279,7 @@ def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
 
     from journalbench import plots
 
-    victims = analysis.victims(fileprep[0])
+    victims = selection.victims(fileprep[0])
     made = [plots.save(plots.shares(victims, "beside", "t", "h", target=0.7), tmp_path / d, "f")
             for d in ("a", "b")]
     tight = BytesIO()

@@ -243,20 +243,20 @@ def test_figures_and_tables_name_a_tcg_vm_first_and_as_such():
     import matplotlib
 
     matplotlib.use("Agg")
-    from journalbench import analysis, plots
+    from journalbench import plots, views
 
     rows = pd.DataFrame([
         {"host": "h", "arm": arm, "virt_accel": accel, "beside": "no-fsync", "tenant": "victim",
          "throughput_mb_s": 10.0 + rep, "fsync_lat_mean_ms": 1.0 + rep, "achieved_share": 0.7,
          "cpu_bound": 0 if accel else None}
         for arm, accel in (("shared-journal", None), ("vm", "tcg")) for rep in range(3)])
-    table = analysis.medians(rows, ["arm"], "throughput_mb_s")
+    table = views.medians(rows, ["arm"], "throughput_mb_s")
     assert list(table["arm"]) == ["vm (TCG)", "shared-journal"]
-    assert list(analysis.fsync_table(rows).columns) == ["host", "beside", "vm (TCG)",
+    assert list(views.fsync_table(rows).columns) == ["host", "beside", "vm (TCG)",
                                                         "shared-journal"]
     fig = plots.bars(rows, "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
     legend = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
     assert legend == ["vm (TCG)", "shared-journal"]
-    assert "vm under TCG" in analysis.host_label(rows.assign(
+    assert "vm under TCG" in views.host_label(rows.assign(
         kernel="k", device_kind="image", device_profile="native", device_fsync_lat_ms=0.2))
     assert set(rows["arm"]) == {"vm", "shared-journal"}  # the rows themselves keep the names

@@ -27,12 +27,13 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from journalbench.agent.arms import JOURNAL_ACCOUNTED
-from journalbench.analysis import BFQ, PROFILE, profile_order, profiled, starvation_pair
 from journalbench.claims import checks
 from journalbench.claims.verdicts import MEASURED
 from journalbench.device_class import dependence, numbered
+from journalbench.selection import starvation_pair
 from journalbench.stats import holm
+from journalbench.views import BFQ, PROFILE, profile_order, profiled
+from journalbench.vocabulary import JOURNAL_ACCOUNTED
 
 SENSITIVE = ("C3", "C10", "C17", "C18")  # the thesis's isolation claims on container arms
 STARVATION = "C24"

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from journalbench.analysis import profile_order, profiled
 from journalbench.claims.checks import SHARE_KINDS
 from journalbench.claims.verdicts import MEASURED
+from journalbench.views import profile_order, profiled
 
 # the claims whose mechanism is the journal's or the scheduler's (fio, both arms kinds)
 JOURNAL_CLAIMS = ("C8", "C9", "C10", "C15", "C17", "C18", "C24")

@@ -3,8 +3,8 @@
 A run folder records its campaign but not its experiment: identical specs of two experiments
 are one run (journalbench.campaign.expand). So the campaign file is read again and every
 experiment's conditions are expanded on their own, giving one row per planned run and
-experiment (the `experiments` table, data/SCHEMA.md). `runs_for` is the one place that picks
-the runs of an experiment or a claim: claims.py, analysis.py and the notebooks all use it.
+experiment (the `experiments` table, data/SCHEMA.md). Which runs an experiment or a claim
+picks is journalbench.selection's `runs_for`.
 
 Top-level imports are stdlib only, like tidy.py's (tidy builds the table).
 """
@@ -12,13 +12,10 @@ Top-level imports are stdlib only, like tidy.py's (tidy builds the table).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from journalbench import runfolder
 from journalbench.errors import ConfigError
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("campaign", "string"), ("run_id", "string"), ("experiment", "string"),
@@ -62,23 +59,3 @@ def campaign_rows(name: str, path: Path) -> list[dict[str, Any]]:
         raise ConfigError(f"{path}: field name: is {campaign['name']!r}, but the runs are of "
                           f"campaign {name!r}")
     return experiment_rows(campaign, str(path))
-
-
-def has_claim(claims: str, claim: str) -> bool:
-    return claim in claims.split(CLAIM_SEPARATOR)
-
-
-def runs_for(runs: pd.DataFrame, experiments: pd.DataFrame, *, claim: str | None = None,
-             experiment: str | None = None) -> pd.DataFrame:
-    """The rows of `runs` whose run belongs to an experiment testing `claim` (or with id
-    `experiment`) in its own campaign. A run of no experiment (made by hand, or of a campaign
-    whose file tidy did not find) tests no claim."""
-    chosen = experiments
-    if claim is not None:
-        # .loc: a plain [] with an empty list would select columns, not rows
-        chosen = chosen.loc[[has_claim(c, claim) for c in chosen["claims"]]]
-    if experiment is not None:
-        chosen = chosen[chosen["experiment"] == experiment]
-    keys = set(zip(chosen["campaign"], chosen["run_id"], strict=True))
-    mask = [key in keys for key in zip(runs["campaign"], runs["run_id"], strict=True)]
-    return runs[mask]

@@ -33,9 +33,6 @@ OWN_SOURCE = {
 }
 # campaigns a notebook reads beside its own: the fsync notebook shows fileprep's table
 BESIDE = {"fsync-interference": "fileprep"}
-# the ledger's tables the pipeline keeps beside a campaign's tidy tables, which the notebooks
-# read for their tests (journalbench/claims/judged.py)
-JUDGED = ("claims", "checks", "starved")
 
 
 def source(name: str, campaign: str) -> str:

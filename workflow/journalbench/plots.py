@@ -1,6 +1,6 @@
 """Figure builders shared by the notebooks. Every figure names the host it was measured on,
-and its arms as analysis.arm_label does (a VM under TCG says so), the VM first. Runs on
-different device profiles are drawn in panels side by side (analysis.panels), each with its own
+and its arms as views.arm_label does (a VM under TCG says so), the VM first. Runs on
+different device profiles are drawn in panels side by side (views.panels), each with its own
 y scale where the quantity's scale follows the device (MB/s), the same arms at the same places
 and colours in every panel, and one legend."""
 
@@ -18,7 +18,7 @@ import pandas as pd
 import seaborn as sns
 
 from journalbench import stats
-from journalbench.analysis import arm_order, labelled_arms, panels
+from journalbench.views import arm_order, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
 PNG_DPI = 130
@@ -179,7 +179,7 @@ def stack_order(parts: pd.DataFrame) -> list[str]:
 
 def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
     """Stacked per-second disk shares of tenants (own I/O) and jbd2 threads; a panel per
-    `panel` value (analysis.example_shares: one example run per device profile), each source
+    `panel` value (views.example_shares: one example run per device profile), each source
     in the same colour in every panel."""
     if "panel" in parts.columns and not parts.empty:
         groups = [(str(name), part) for name, part in parts.groupby("panel", sort=False)]

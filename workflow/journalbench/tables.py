@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def read(path: Path | str, selected: bool = True) -> pd.DataFrame:
@@ -14,6 +16,8 @@ def read(path: Path | str, selected: bool = True) -> pd.DataFrame:
     once per block (half of judging every shipped campaign). Otherwise (the per-second
     samples: filtered and grouped a few times, but large) Arrow's strings, which read in a
     tenth of the time."""
+    import pandas as pd  # not at the top: the Snakefile reads the table names without pandas
+
     frame = pd.read_parquet(path)
     if selected:
         strings = {name: object for name, kind in frame.dtypes.items()
@@ -24,6 +28,9 @@ def read(path: Path | str, selected: bool = True) -> pd.DataFrame:
 
 
 TIDY = ("runs", "samples", "experiments")
+# the judge's tables, kept beside a campaign's tidy tables: the notebooks and the ledger's
+# documents read them (journalbench/claims/judged.py)
+JUDGED = ("claims", "checks", "starved")
 
 
 def tidy_paths(processed: Path | str) -> list[Path]:

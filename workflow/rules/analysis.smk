@@ -8,6 +8,7 @@
 import yaml
 
 from journalbench import notebooks as jb_notebooks
+from journalbench import tables as jb_tables
 
 # the notebooks whose runs are there (a database notebook reads its own campaign's runs while
 # the configured campaign runs none: journalbench/notebooks.py)
@@ -25,7 +26,7 @@ ANALYSIS_OUTPUTS = [
 report: "../report/workflow.rst"
 
 
-JUDGED = jb_notebooks.JUDGED
+JUDGED = jb_tables.JUDGED
 
 
 rule judge:

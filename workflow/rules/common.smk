@@ -57,7 +57,7 @@ TIDY_CODE = [*(f"{PACKAGE}/{name}.py"
                for name in ("tidy", "rowcache", "experiments", "campaign", "window")),
              *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
 ANALYSIS_CODE = [*(f"{PACKAGE}/{name}.py"
-                   for name in ("analysis", "claims_cli", "plots", "stats", "experiments",
+                   for name in ("selection", "views", "starved", "claims_cli", "plots", "stats", "experiments",
                                 "tables", "bfq_study", "device_class", "notebooks",
                                 "notebook_kernel")),
                  *sorted(str(p) for p in Path(f"{PACKAGE}/claims").glob("*.py"))]

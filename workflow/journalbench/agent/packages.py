@@ -8,23 +8,8 @@ Makefile can ask before the venv exists).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Tool:
-    command: str  # may hold {arch} (e.g. qemu-system-{arch})
-    package: str  # Debian package; may hold {qarch}
-    required: bool
-    purpose: str
-
-    def for_arch(self, arch: str) -> Tool:
-        return Tool(self.command.format(arch=arch),
-                    self.package.format(qarch=QEMU_PACKAGE_ARCH.get(arch, arch)),
-                    self.required, self.purpose)
-
-
-QEMU_PACKAGE_ARCH = {"x86_64": "x86", "aarch64": "arm", "ppc64le": "ppc", "s390x": "s390x"}
+from journalbench.agent.requires import Tool
 
 # The controller's transport runs these on the host (deploy checks the bundle, fetch packs the
 # run folder).
@@ -38,14 +23,14 @@ def tools(arch: str = "x86_64") -> list[Tool]:
     """Every tool of the device, its profiles, the arms, the workloads, the probes and the
     sampler, once each, in that order; a tool several modules need is required when any of
     them does."""
-    from journalbench.agent import arms, devices, disk, probes, sampler, workloads
+    from journalbench.agent import disk, probes, registry, sampler
 
     declared = [*disk.TOOLS, *TRANSPORT_TOOLS]
-    for profile in devices.PROFILES.values():
+    for profile in registry.PROFILES.values():
         declared += profile.TOOLS
-    for arm in arms.ARMS.values():
+    for arm in registry.ARMS.values():
         declared += arm.TOOLS
-    for workload in workloads.WORKLOADS.values():
+    for workload in registry.WORKLOADS.values():
         declared += workload.TOOLS
     declared += [*probes.TOOLS, *sampler.TOOLS]
     merged: dict[str, Tool] = {}

@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.sampler import ensure_tracefs
 from journalbench.agent.system import log
 from journalbench.errors import AgentError

@@ -21,10 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, window
-from journalbench.agent import cgroups, cleanup, devices, disk, provenance
-from journalbench.agent.arms import ARMS, arm_class
+from journalbench.agent import cgroups, cleanup, disk, provenance
 from journalbench.agent.arms.base import Arm, Context
-from journalbench.agent.devices import calibrate, profile_for
+from journalbench.agent.devices import calibrate
+from journalbench.agent.registry import (
+    ARMS,
+    PROFILES,
+    WORKLOADS,
+    arm_class,
+    profile_for,
+    workload_for,
+)
 from journalbench.agent.sampler import (
     DeviceTimeTracer,
     Sampler,
@@ -35,7 +42,6 @@ from journalbench.agent.sampler import (
     tracers_under,
 )
 from journalbench.agent.system import log, read, sh
-from journalbench.agent.workloads import WORKLOADS, workload_for
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 
@@ -294,7 +300,7 @@ def stop_workloads(arm: Arm, workloads: dict[str, Workload]) -> None:
 def leftovers(root: Path) -> list[str]:
     """What the workloads' host-side clients, the arms' tenants (containers, guests) and the
     device profiles (an emulator's daemons and FUSE mount) left, found by discovery."""
-    return cleanup.leftovers([*WORKLOADS.values(), *ARMS.values(), *devices.PROFILES.values()],
+    return cleanup.leftovers([*WORKLOADS.values(), *ARMS.values(), *PROFILES.values()],
                              root)
 
 
@@ -326,7 +332,7 @@ def teardown(host: dict[str, Any]) -> None:
         ("loop devices", lambda: disk.detach_loops(root)),
         # the device below the loop devices (an emulator's FUSE file) goes once they are gone
         *[(f"{cls.NAME} device", lambda cls=cls: cls.clean(root))
-          for cls in cleanup.distinct(devices.PROFILES.values())],
+          for cls in cleanup.distinct(PROFILES.values())],
         ("other mounts", lambda: disk.unmount_under(root)),
         ("cgroups", lambda: cgroups.remove_host_groups(host["name"])),
     ]

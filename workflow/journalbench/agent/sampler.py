@@ -28,7 +28,7 @@ from typing import IO
 from journalbench.agent.cgroups import Backend
 from journalbench.agent.iocounters import IoCounters, device_counters
 from journalbench.agent.journals import EVENT, TRACEFS, Jbd2, JournalTracer, trace_instance
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, mounts, processes_where, read, sh, write
 from journalbench.errors import AgentError
 

@@ -22,10 +22,10 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from journalbench import stats
 from journalbench.claims.checks import Check
 from journalbench.claims.preconditions import DB_CPU
-from journalbench.experiments import runs_for
+from journalbench.selection import runs_for
+from journalbench.starved import FULL_SECOND
 
 RUN_KEYS = ["campaign", "host", "run_id"]
 SWING = "share_swing"
@@ -75,7 +75,7 @@ def per_second_shares(samples: pd.DataFrame) -> pd.DataFrame:
     columns = [*RUN_KEYS, "tenant", "t", "share"]
     if samples.empty or "bytes" not in samples:
         return pd.DataFrame(columns=columns)
-    rows = samples[(samples["kind"] == "tenant") & (samples["dt"] >= stats.FULL_SECOND)]
+    rows = samples[(samples["kind"] == "tenant") & (samples["dt"] >= FULL_SECOND)]
     rows = rows[[*RUN_KEYS, "tenant", "t", "bytes"]].astype({"bytes": float})
     total = rows.groupby([*RUN_KEYS, "t"])["bytes"].transform("sum")
     rows = rows.assign(share=rows["bytes"] / total.where(total > 0))

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from journalbench import analysis
-from journalbench.agent.arms import (
+from journalbench import selection
+from journalbench.claims import checks
+from journalbench.claims.checks import Check
+from journalbench.claims.preconditions import JOURNAL_REGIME
+from journalbench.claims.registry import checks_of
+from journalbench.vocabulary import (
     CONTAINER_ARMS,
     JOURNAL_ACCOUNTED,
     PER_CONTAINER_JOURNAL,
     SHARED_JOURNAL,
 )
-from journalbench.claims import checks
-from journalbench.claims.checks import Check
-from journalbench.claims.preconditions import JOURNAL_REGIME
-from journalbench.claims.registry import checks_of
 
 NEIGHBOURS = ["no-fsync", "low-fsync", "high-fsync"]  # the thesis's order of fsync rates
 JOURNAL = {"needs": (JOURNAL_REGIME,)}
@@ -32,7 +32,7 @@ def where(rows: pd.DataFrame, **values: object) -> pd.DataFrame:
 
 @checks_of("C3")
 def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = analysis.split(runs, experiments)
+    rows = selection.split(runs, experiments)
     return [checks.share("C3", f"{arm}: the 70% writer's share beside a 30% writer",
                          where(rows, arm=arm), "achieved_share", 0.7, thesis="holds 70/30")
             for arm in CONTAINER_ARMS]
@@ -40,7 +40,7 @@ def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C4")
 def c4(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.io_size(runs, experiments), arm=SHARED_JOURNAL)
+    rows = where(selection.io_size(runs, experiments), arm=SHARED_JOURNAL)
     return [checks.paired("C4", f"{SHARED_JOURNAL}: MB/s of the 30% 64 KiB writer over the 70% "
                           "16 KiB writer, same runs", rows, "throughput_mb_s", "neighbour",
                           "victim", thesis="> x1 (Fig 3.4)", unit=" MB/s")]
@@ -48,7 +48,7 @@ def c4(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C8")
 def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C8"), arm=SHARED_JOURNAL,
+    rows = where(selection.by_beside(runs, experiments, "C8"), arm=SHARED_JOURNAL,
                  preset="high-fsync")
     return [checks.trend("C8", f"{SHARED_JOURNAL}: the high-fsync victim's MB/s beside a "
                          "no -> low -> high-fsync neighbour (ratio per step)", rows,
@@ -58,7 +58,7 @@ def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C9")
 def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C9"), arm=SHARED_JOURNAL,
+    rows = where(selection.by_beside(runs, experiments, "C9"), arm=SHARED_JOURNAL,
                  preset="high-fsync")
     return [checks.trend("C9", f"{SHARED_JOURNAL}: the high-fsync victim's mean fsync latency "
                          "beside a no -> low -> high-fsync neighbour (ratio per step)", rows,
@@ -69,7 +69,7 @@ def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C10")
 def c10(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C10"), arm=SHARED_JOURNAL,
+    rows = where(selection.by_beside(runs, experiments, "C10"), arm=SHARED_JOURNAL,
                  preset="low-fsync")
     no, high = where(rows, beside="no-fsync"), where(rows, beside="high-fsync")
     return [
@@ -84,7 +84,7 @@ def c10(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C15")
 def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = analysis.sequential_writers(runs, experiments)
+    rows = selection.sequential_writers(runs, experiments)
 
     def writer(arm: str, case: str) -> pd.DataFrame:
         return where(rows, arm=arm, case=case)
@@ -106,7 +106,7 @@ def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C17")
 def c17(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = analysis.high_fsync_pair(runs, experiments)
+    rows = selection.high_fsync_pair(runs, experiments)
     accounted = where(rows, arm=JOURNAL_ACCOUNTED)
     victims = where(rows, tenant="victim")
     return [
@@ -126,7 +126,7 @@ def c17(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C18")
 def c18(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C18"), arm=JOURNAL_ACCOUNTED,
+    rows = where(selection.by_beside(runs, experiments, "C18"), arm=JOURNAL_ACCOUNTED,
                  preset="high-fsync")
     return [checks.equivalent("C18", f"{JOURNAL_ACCOUNTED}: the high-fsync victim's MB/s beside "
                               f"a {beside} over beside a no-fsync neighbour",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from journalbench.claims.verdicts import host_tests, tests_view
-from journalbench.notebooks import JUDGED as TABLES
+from journalbench.tables import JUDGED as TABLES
 from journalbench.tables import read as read_table
 
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from journalbench.agent.arms import CONTAINER_ARMS, VM
 from journalbench.claims.checks import Check, enough
+from journalbench.vocabulary import CONTAINER_ARMS, VM
 
 VM_CPU = "vm-cpu"
 JOURNAL_REGIME = "journal-regime"

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from journalbench.agent.arms import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, SHARED_JOURNAL, VM
 from journalbench.claims import checks
 from journalbench.claims.checks import Check
 from journalbench.claims.dbruns import Screen, tenant_rows
 from journalbench.claims.fio import where
 from journalbench.claims.preconditions import JOURNAL_REGIME, VM_CPU
 from journalbench.claims.registry import checks_of
+from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, SHARED_JOURNAL, VM
 
 REDIS = "redis"
 NEIGHBOURS = ["buffered-no-fsync", "buffered-low-fsync", "buffered-high-fsync"]

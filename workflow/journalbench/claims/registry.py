@@ -3,7 +3,7 @@ registers, for a claim of catalog.CLAIMS:
 
     @checks_of("C8")
     def c8_container(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-        rows = analysis.by_beside(runs, experiments, "C8")  # runs picked by experiment
+        rows = selection.by_beside(runs, experiments, "C8")  # runs picked by experiment
         return [checks.trend("C8", "...", rows, "throughput_mb_s", ...)]
 
 and, for a part it cannot test yet (no check can be written for it), why:

@@ -1,7 +1,7 @@
 """C24, ours: journal accounting can starve a tenant. Seen on this package's first runs (a
 modern kernel, BFQ): a high-fsync victim at 70% whose jbd2 thread was moved into its cgroup got
 4-13% of the disk beside a 30% streaming writer, with whole seconds at zero bytes. Its level is
-the package's own starvation line (journalbench.stats.STARVED_SHARE of what the weight
+the package's own starvation line (journalbench.starved.STARVED_SHARE of what the weight
 promises), fixed before these runs; no journal-regime precondition, as the mechanism is the
 scheduler's, not the journal's cost."""
 
@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import pandas as pd
 
-from journalbench import analysis, stats
-from journalbench.agent.arms import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL
+from journalbench import selection, starved
 from journalbench.claims import checks
 from journalbench.claims.checks import Check
 from journalbench.claims.fio import where
 from journalbench.claims.registry import checks_of
+from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL
 
 VICTIM_SHARE = 0.7
-STARVED_LEVEL = stats.STARVED_SHARE * VICTIM_SHARE  # 0.175 of the disk
+STARVED_LEVEL = starved.STARVED_SHARE * VICTIM_SHARE  # 0.175 of the disk
 
 
 @checks_of("C24")
 def c24(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = analysis.starvation_pair(runs, experiments)
+    rows = selection.starvation_pair(runs, experiments)
     accounted, per = where(rows, arm=JOURNAL_ACCOUNTED), where(rows, arm=PER_CONTAINER_JOURNAL)
     return [
         checks.level("C24", f"{JOURNAL_ACCOUNTED}: the 70% high-fsync victim's share beside a "

@@ -41,6 +41,7 @@ from journalbench.claims.checks import (
     evaluate,
     off_log_scale,
 )
+from journalbench.starved import starvation
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclusive"
 PARTIAL, UNTESTABLE = "partially measured", "not testable here"
@@ -207,7 +208,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     """(claims, checks, starved) of every family in the runs, with the family's columns.
     `devices`: runs (of any campaign) that may show each device's journal regime; the runs
     themselves by default."""
-    starved = stats.starvation(runs, samples)
+    starved = starvation(runs, samples)
     runs = runs.assign(device_profile=runs["device_profile"].fillna("native"),
                        bfq=runs.get("bfq", pd.Series(index=runs.index, dtype="object"))
                        .astype("object").fillna(UNRECORDED))

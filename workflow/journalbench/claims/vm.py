@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from journalbench import analysis
-from journalbench.agent.arms import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, SHARED_JOURNAL, VM
+from journalbench import selection
 from journalbench.claims import checks
 from journalbench.claims.checks import Check
 from journalbench.claims.fio import where
 from journalbench.claims.preconditions import JOURNAL_REGIME, VM_CPU
 from journalbench.claims.registry import checks_of
+from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, SHARED_JOURNAL, VM
 
 MISSING = "no vm runs of this condition in the campaign"
 VM_PART = {"needs": (VM_CPU,), "part": "vm", "missing": MISSING}
@@ -26,22 +26,22 @@ def base_checks(claim: str, rows: pd.DataFrame, what: str) -> list[Check]:
                          where(rows, base_workload=workload, arm=SHARED_JOURNAL),
                          where(rows, base_workload=workload, arm=VM), "throughput_mb_s",
                          thesis="> x1 (containers beat the VM)", unit=" MB/s", **VM_PART)
-            for workload in analysis.BASE_WORKLOADS]
+            for workload in selection.BASE_WORKLOADS]
 
 
 @checks_of("C1")
 def c1(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    return base_checks("C1", analysis.base_alone(runs, experiments), "alone")
+    return base_checks("C1", selection.base_alone(runs, experiments), "alone")
 
 
 @checks_of("C2")
 def c2(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    return base_checks("C2", analysis.base_paired(runs, experiments), "at 70% of a pair")
+    return base_checks("C2", selection.base_paired(runs, experiments), "at 70% of a pair")
 
 
 @checks_of("C3")
 def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.split(runs, experiments), arm=VM)
+    rows = where(selection.split(runs, experiments), arm=VM)
     return [checks.share("C3", "vm: the 70% writer's share beside a 30% writer", rows,
                          "achieved_share", 0.7, thesis="holds 70/30", **VM_PART)]
 
@@ -59,7 +59,7 @@ def stable(claim: str, rows: pd.DataFrame, column: str, what: str, unit: str,
 
 @checks_of("C8")
 def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C8"), preset="high-fsync")
+    rows = where(selection.by_beside(runs, experiments, "C8"), preset="high-fsync")
     high = where(rows, beside="high-fsync")
     return [*stable("C8", rows, "throughput_mb_s", "MB/s", " MB/s", "x1 (constant ~2.5 MB/s)",
                     ("low-fsync", "high-fsync")),
@@ -71,7 +71,7 @@ def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C9")
 def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C9"), preset="high-fsync")
+    rows = where(selection.by_beside(runs, experiments, "C9"), preset="high-fsync")
     high = where(rows, beside="high-fsync")
     return [*stable("C9", rows, "fsync_lat_mean_ms", "mean fsync latency", " ms",
                     "x0.98 (KVM 18.58 -> 18.27 ms)", ("high-fsync",)),
@@ -84,7 +84,7 @@ def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C15")
 def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.sequential_writers(runs, experiments), case="beside high-fsync")
+    rows = where(selection.sequential_writers(runs, experiments), case="beside high-fsync")
     return [checks.ratio("C15", f"high-fsync pair: vm over {PER_CONTAINER_JOURNAL} victim MB/s",
                          where(rows, arm=VM), where(rows, arm=PER_CONTAINER_JOURNAL),
                          "throughput_mb_s", thesis="> x1 (per-container below the VM)",
@@ -93,7 +93,7 @@ def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
 
 @checks_of("C18")
 def c18(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
-    rows = where(analysis.by_beside(runs, experiments, "C18"), preset="high-fsync")
+    rows = where(selection.by_beside(runs, experiments, "C18"), preset="high-fsync")
     return [checks.ratio("C18", f"beside a {beside} neighbour: {JOURNAL_ACCOUNTED} over vm "
                          "victim MB/s", where(rows, beside=beside, arm=JOURNAL_ACCOUNTED),
                          where(rows, beside=beside, arm=VM), "throughput_mb_s",

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, window
-from journalbench.agent.arms import VM
 from journalbench.agent.workloads import fio
 from journalbench.parse import ParseError, currencies, mariadb, problem
 from journalbench.parse.currencies import same_cgroup
@@ -31,6 +30,7 @@ from journalbench.parse.guest import parse_guest
 from journalbench.parse.samples import Sample, parse_samples
 from journalbench.parse.sysbench import parse_sysbench
 from journalbench.parse.ycsb import YcsbResult, failed_operations, parse_ycsb, per_second
+from journalbench.vocabulary import VM
 
 MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
@@ -105,7 +105,7 @@ def host_columns(folder: Path, arm: str) -> dict[str, Any]:
 
 def bfq_label(host: dict[str, Any], path: Path) -> str:
     """The BFQ tunables a study may vary, as the run read them back: runs of two settings
-    are never pooled (analysis.apart, the ledger's families)."""
+    are never pooled (views.apart, the ledger's families)."""
     return " ".join(f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED)
 
 

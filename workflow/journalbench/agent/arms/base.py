@@ -19,7 +19,7 @@ from typing import IO, Any, ClassVar
 
 from journalbench.agent import cgroups, disk
 from journalbench.agent.journals import find_jbd2
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.sampler import Jbd2
 from journalbench.agent.system import log
 from journalbench.errors import AgentError

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from journalbench import vocabulary
 from journalbench.agent import cgroups, disk
 from journalbench.agent.arms.base import ext4_per_tenant
 from journalbench.agent.arms.lxc import ContainerArm
@@ -16,7 +17,7 @@ from journalbench.errors import AgentError
 
 
 class JournalAccounted(ContainerArm):
-    NAME = "journal-accounted"
+    NAME = vocabulary.JOURNAL_ACCOUNTED
 
     def prepare(self, device: disk.Device, tenants: list[dict[str, Any]]) -> None:
         self.tenants = ext4_per_tenant(device, self.context.root / "mnt", tenants)

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from journalbench.agent.arms.base import Arm
 from journalbench.agent.cgroups import Backend, monitor_cgroup, tenant_cgroup
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, sh, tool_version
 from journalbench.errors import AgentError
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from journalbench import vocabulary
 from journalbench.agent import disk
 from journalbench.agent.arms.base import ext4_per_tenant
 from journalbench.agent.arms.lxc import ContainerArm
 
 
 class PerContainerJournal(ContainerArm):
-    NAME = "per-container-journal"
+    NAME = vocabulary.PER_CONTAINER_JOURNAL
 
     def prepare(self, device: disk.Device, tenants: list[dict[str, Any]]) -> None:
         self.tenants = ext4_per_tenant(device, self.context.root / "mnt", tenants)

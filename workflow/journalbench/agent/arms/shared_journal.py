@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from journalbench import vocabulary
 from journalbench.agent import disk
 from journalbench.agent.arms.base import one_ext4
 from journalbench.agent.arms.lxc import ContainerArm
 
 
 class SharedJournal(ContainerArm):
-    NAME = "shared-journal"
+    NAME = vocabulary.SHARED_JOURNAL
 
     def prepare(self, device: disk.Device, tenants: list[dict[str, Any]]) -> None:
         self.tenants = one_ext4(device, self.context.root / "mnt", tenants)

@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import journalbench
+from journalbench import vocabulary
 from journalbench.agent import disk, guest_image, guest_tunnel
 from journalbench.agent.arms.base import Arm, TenantLayout
 from journalbench.agent.arms.lxc import cpu_for
 from journalbench.agent.guest_report import ARMED, SATURATED, STARTED
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
 from journalbench.errors import AgentError
 
@@ -243,7 +244,7 @@ def summarize(report: Path) -> dict[str, Any]:
 
 
 class VirtualMachine(Arm):
-    NAME = "vm"
+    NAME = vocabulary.VM
     TOOLS = (
         Tool("qemu-system-{arch}", "qemu-system-{qarch}", True, "vm arm"),
         Tool("apt-get", "apt", True, "vm arm: guest kernel and busybox (make guest)"),

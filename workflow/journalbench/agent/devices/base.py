@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from journalbench.agent import disk
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 
 
 class DeviceProfile:

@@ -23,7 +23,7 @@ from typing import Any
 from journalbench.agent import disk
 from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.devices.hdd_model import Params
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, mounts, read, sh, write
 from journalbench.errors import AgentError
 

@@ -3,12 +3,13 @@ direct-I/O loop device, or a dedicated disk that the host file names and allows 
 
 from __future__ import annotations
 
+from journalbench import vocabulary
 from journalbench.agent import disk
 from journalbench.agent.devices.base import DeviceProfile
 
 
 class Native(DeviceProfile):
-    NAME = "native"
+    NAME = vocabulary.NATIVE
 
     def attach(self) -> disk.Device:
         if self.host["device"]["kind"] == "image":

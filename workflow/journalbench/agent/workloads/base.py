@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from journalbench.agent.arms.base import TenantShell
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.errors import AgentError
 
 

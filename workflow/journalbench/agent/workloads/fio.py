@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent.packages import Tool
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, tool_version
 from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into
 from journalbench.errors import AgentError

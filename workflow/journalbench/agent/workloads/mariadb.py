@@ -27,8 +27,8 @@ from typing import Any
 from journalbench import runfolder
 from journalbench.agent import cgroups
 from journalbench.agent.arms.base import Context
-from journalbench.agent.packages import Tool
 from journalbench.agent.probes import FsyncTracer
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import sh
 from journalbench.agent.workloads import mariadb_calibrate
 from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into

@@ -41,8 +41,8 @@ from typing import Any
 from journalbench import runfolder
 from journalbench.agent import cgroups, guest_tunnel
 from journalbench.agent.arms.base import TenantShell
-from journalbench.agent.packages import Tool
 from journalbench.agent.probes import FsyncTracer
+from journalbench.agent.requires import Tool
 from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError

@@ -1,0 +1,31 @@
+"""The names the agent and the controller both use: arms, workload tools, device profiles and
+I/O controls, each in its one order. Stdlib only and free of logic, so the agent's bundle and
+every controller stage (plan, tidy, judge, report) can import it without importing each
+other; the agent's registry (agent/registry.py) holds the classes behind the names, and a test
+checks the two agree, as it checks the schemas' enums against these lists.
+"""
+
+from __future__ import annotations
+
+# -- arms, in the thesis's order (its figures put the VM first) -----------------------------------
+VM = "vm"
+SHARED_JOURNAL = "shared-journal"
+PER_CONTAINER_JOURNAL = "per-container-journal"
+JOURNAL_ACCOUNTED = "journal-accounted"
+ARMS = (VM, SHARED_JOURNAL, PER_CONTAINER_JOURNAL, JOURNAL_ACCOUNTED)
+CONTAINER_ARMS = (SHARED_JOURNAL, PER_CONTAINER_JOURNAL, JOURNAL_ACCOUNTED)
+
+# -- the workload tools a run spec may name ------------------------------------------------------
+TOOLS = ("fio", "mariadb", "redis")
+
+# -- device profiles: the host's own device first, then the emulated ones -------------------------
+NATIVE = "native"
+PROFILES = (NATIVE, "hdd", "hdd-wcache")
+DEFAULT_PROFILE = NATIVE
+
+# -- how tenants' disk weights are enforced -------------------------------------------------------
+BFQ = "bfq"
+IO_CONTROLS = (BFQ,)
+# What a run that names none gets, and what every run made before the field existed used:
+# leaving it out of a spec keeps the run ids of existing specs.
+DEFAULT_IO_CONTROL = BFQ
