@@ -52,7 +52,7 @@ system-deps:
 
 # The VM arm's guest kernel and initramfs, from Debian packages, into /var/cache/journalbench/guest.
 guest: system-deps
-	@if [ "$$(id -u)" = 0 ]; then PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.guest_image; \
+	@if [ "$$(id -u)" = 0 ]; then PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.arms.vm.image; \
 	else echo "guest: not root, skipping the VM guest kernel (VM tests will be skipped)"; fi
 
 # Our YCSB Redis binding (workflow/ycsb-redis): Maven builds it and runs its own unit tests

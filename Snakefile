@@ -2,7 +2,7 @@
 # execute the analysis notebooks (analysis.smk). Default target: every result.
 from snakemake.utils import min_version
 
-from journalbench import locks
+from journalbench.control import locks
 
 min_version("9.0")
 

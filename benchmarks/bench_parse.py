@@ -23,12 +23,12 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from fixtures.assemble import MB, make_run, sample_lines, tenant  # noqa: E402
 
-from journalbench import schemas, tidy  # noqa: E402, F401  (schemas: import outside the timing)
-from journalbench.parse.fio import parse_fio, summarise  # noqa: E402
-from journalbench.parse.fsync import parse_fsync  # noqa: E402
-from journalbench.parse.samples import parse_samples  # noqa: E402
-from journalbench.parse.sysbench import parse_sysbench  # noqa: E402
-from journalbench.parse.ycsb import parse_ycsb  # noqa: E402
+from journalbench.formats.fio import parse_fio, summarise  # noqa: E402
+from journalbench.formats.fsync import parse_fsync  # noqa: E402
+from journalbench.formats.samples import parse_samples  # noqa: E402
+from journalbench.formats.sysbench import parse_sysbench  # noqa: E402
+from journalbench.formats.ycsb import parse_ycsb  # noqa: E402
+from journalbench.tidy import build as tidy  # noqa: E402, F401  (schemas: import outside the timing)
 
 FIXTURES = REPO / "tests" / "fixtures"
 

@@ -35,9 +35,10 @@ from pathlib import Path
 
 from throwaway import throwaway_host
 
-from journalbench import bundle, deploy, runfolder, runremote
+from journalbench import runfolder
 from journalbench.agent.run import execute
 from journalbench.agent.workloads import fio
+from journalbench.control import bundle, deploy, runremote
 
 RUN_S = 60  # the run length the 5% goal is stated for
 STEPS = ("deploy", "reap", "fetch_run")

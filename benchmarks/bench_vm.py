@@ -36,12 +36,14 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from journalbench import hosts, runfolder
-from journalbench.agent import cgroups, disk, guest_image, run
+from journalbench import runfolder
+from journalbench.agent import cgroups, disk, run
 from journalbench.agent.arms.base import Arm, Context
-from journalbench.agent.arms.vm import choose_accel, qemu_argv, wait_console
+from journalbench.agent.arms.vm import image as guest_image
+from journalbench.agent.arms.vm.arm import choose_accel, qemu_argv, wait_console
 from journalbench.agent.registry import profile_for, workload_for
 from journalbench.agent.system import kill_wait
+from journalbench.control import hosts
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "journalbench"

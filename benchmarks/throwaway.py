@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench.agent.run import host_lock, residue, teardown
-from journalbench.hosts import load_host
+from journalbench.control.hosts import load_host
 
 
 @dataclass

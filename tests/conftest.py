@@ -87,7 +87,7 @@ def start_run(spec: dict[str, Any], host: dict[str, Any], out: Path) -> subproce
 def stop_workflow_processes(directory: Path) -> None:
     """Kill every Snakemake, journalbench or papermill process working in directory, and
     check that none is left."""
-    from journalbench import locks
+    from journalbench.control import locks
 
     for pid, _ in locks.workflow_processes(directory):
         with contextlib.suppress(ProcessLookupError):  # it may end meanwhile

@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 from test_claims import Plan, starvation_runs
 
-from journalbench import bfq_study, claims
-from journalbench.claims.verdicts import tests_view as view_of
-from journalbench.stats import holm
+from journalbench.judge import claims
+from journalbench.judge.claims.verdicts import tests_view as view_of
+from journalbench.judge.stats import holm
+from journalbench.report import bfq_study
 
 BASE = "strict_guarantees=1 slice_idle_us=8000 low_latency=1"
 SG0 = "strict_guarantees=0 slice_idle_us=8000 low_latency=1"
@@ -147,7 +148,7 @@ def test_each_device_profile_is_compared_with_its_own_baseline() -> None:
 
 
 def test_the_isolation_figure_puts_the_baseline_first_in_a_panel_per_claim() -> None:
-    from journalbench import plots
+    from journalbench.report import plots
 
     effects = pd.DataFrame([
         {"claim": claim, "check": check, "device_profile": "hdd", "bfq": setting,

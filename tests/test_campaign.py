@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from journalbench import campaign, runfolder, window
-from journalbench.dispatch import land
+from journalbench import runfolder, window
+from journalbench.control.dispatch import land
 from journalbench.errors import AgentError, ConfigError
+from journalbench.plan import campaign
 
 HOST = "hosts/local.yaml"
 
@@ -201,7 +202,7 @@ def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
 
 
 def test_status_plans_a_campaign_on_another_device(tmp_path, repo):
-    from journalbench import dispatch
+    from journalbench.control import dispatch
 
     [run] = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))[:1]
     length = window.warmup_of(run.spec) + run.spec["duration_s"]

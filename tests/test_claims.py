@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.weightstats import ttost_ind
 
-from journalbench import claims, starved, stats
-from journalbench.claims import checks, power, preconditions, registry
-from journalbench.claims.verdicts import (
+from journalbench.judge import claims, starved, stats
+from journalbench.judge.claims import checks, power, preconditions, registry
+from journalbench.judge.claims.verdicts import (
     CONTRADICTED,
     INCONCLUSIVE,
     PARTIAL,

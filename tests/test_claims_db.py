@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from journalbench import claims
-from journalbench.claims import checks, dbruns
-from journalbench.claims.verdicts import (
+from journalbench.judge import claims
+from journalbench.judge.claims import checks, dbruns
+from journalbench.judge.claims.verdicts import (
     CONTRADICTED,
     INCONCLUSIVE,
     MEASURED,

@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from journalbench import views
 from journalbench.agent.sampler import (
     DEVTIME_MAPS,
     DeviceTime,
@@ -19,9 +18,11 @@ from journalbench.agent.sampler import (
     parse_owner,
     read_devtime_line,
 )
-from journalbench.parse import ParseError, currencies
-from journalbench.parse.rows import parse_run
-from journalbench.parse.samples import parse_samples
+from journalbench.formats import ParseError
+from journalbench.formats.samples import parse_samples
+from journalbench.report import views
+from journalbench.tidy import currencies
+from journalbench.tidy.rows import parse_run
 
 REPO = Path(__file__).resolve().parent.parent
 MS = 1_000_000  # ns

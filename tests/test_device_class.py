@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from journalbench import device_class
+from journalbench.report import device_class
 
 
 def checks_table() -> pd.DataFrame:

@@ -99,7 +99,7 @@ def test_a_drifted_device_fails_the_run(hdd_host, tmp_path):
     rate) fails the run before anything is measured, and leaves nothing."""
     from journalbench.agent.devices.calibrate import reference_path
     from journalbench.agent.registry import PROFILES
-    from journalbench.hosts import load_host
+    from journalbench.control.hosts import load_host
 
     host = load_host(str(hdd_host["file"]))
     profile = PROFILES["hdd-wcache"](host, Path(host["state_dir"]) / host["name"], {})
@@ -134,7 +134,7 @@ def test_a_campaign_resumed_on_a_fresh_machine_keeps_its_reference(hdd_host, tmp
     the next run is checked against it instead of a new one measured there."""
     from journalbench.agent.devices.calibrate import reference_path
     from journalbench.agent.registry import PROFILES
-    from journalbench.hosts import load_host
+    from journalbench.control.hosts import load_host
 
     raw = tmp_path / "raw"
     first = raw / "resumed" / hdd_host["name"] / "first"
@@ -178,7 +178,7 @@ def test_a_reference_measured_on_a_busy_machine_is_used_but_not_kept(agent_host,
     later run on a quiet machine measures its own."""
     from journalbench.agent.devices.calibrate import BUSY_LIMIT, reference_path
     from journalbench.agent.registry import PROFILES
-    from journalbench.hosts import load_host
+    from journalbench.control.hosts import load_host
 
     host = load_host(str(agent_host["file"]))
     path = reference_path(host, PROFILES["native"](host, Path(host["state_dir"]) / host["name"],

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import start_run
 from journalbench import runfolder
-from journalbench.parse.rows import parse_run
+from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import VENV_BIN
 from journalbench.agent import disk
+from journalbench.control.hosts import load_host
 from journalbench.errors import AgentError, ConfigError
-from journalbench.hosts import load_host
 
 BY_ID = Path("/dev/disk/by-id")
 

@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import system_residue
-from journalbench import campaign, cli, runfolder, runremote
+from journalbench import runfolder
+from journalbench.cli import main as cli
+from journalbench.control import runremote
+from journalbench.control.transport import Transport
 from journalbench.errors import AgentError
-from journalbench.transport import Transport
+from journalbench.plan import campaign
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local
 pytestmark = [pytest.mark.root, pytest.mark.slow]

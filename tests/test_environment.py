@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from journalbench.cli import main
+from journalbench.cli.main import main
 
 
 def pip_pins(path: Path) -> dict[str, str]:

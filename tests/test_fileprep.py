@@ -12,12 +12,13 @@ import pytest
 from test_agent import run, samples
 
 from conftest import start_run
-from journalbench import campaign, runfolder, window
-from journalbench.agent import guest_image
+from journalbench import runfolder, window
+from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.workloads import fio
 from journalbench.errors import AgentError, ConfigError
-from journalbench.parse.rows import measured_span, parse_run
-from journalbench.parse.samples import Sample
+from journalbench.formats.samples import Sample
+from journalbench.plan import campaign
+from journalbench.tidy.rows import measured_span, parse_run
 
 MIB = 1 << 20
 
@@ -299,7 +300,7 @@ FSYNC = Path(__file__).resolve().parent / "fixtures" / "fsync"
 
 
 def test_fsync_trace_keeps_the_windows_seconds() -> None:
-    from journalbench.parse.fsync import parse_fsync
+    from journalbench.formats.fsync import parse_fsync
 
     trace = parse_fsync(FSYNC / "python-fsync-v2-pid.txt")
     assert trace.count == 12 and sorted(trace.seconds) == [0, 1, 2]
@@ -317,8 +318,8 @@ def test_fsync_trace_keeps_the_windows_seconds() -> None:
 
 
 def test_fsync_seconds_that_do_not_add_up_are_refused(tmp_path: Path) -> None:
-    from journalbench.parse import ParseError
-    from journalbench.parse.fsync import parse_fsync
+    from journalbench.formats import ParseError
+    from journalbench.formats.fsync import parse_fsync
 
     text = (FSYNC / "python-fsync-v2-pid.txt").read_text()
     lost = tmp_path / "fsync-a.txt"
@@ -335,7 +336,7 @@ def test_window_in_monotonic_nanoseconds() -> None:
 
 def test_a_shipped_run_from_before_the_window_parses_whole() -> None:
     from conftest import REPO
-    from journalbench.parse.samples import parse_samples
+    from journalbench.formats.samples import parse_samples
 
     folder = sorted((REPO / "data" / "raw" / "arms20").glob("*/*"))[0]
     rows, sample_rows = parse_run(folder)
@@ -355,7 +356,7 @@ def test_the_shipped_fileprep_table_has_every_condition(tmp_path: Path) -> None:
     neighbour and preparation, its runs counted; on the emulated HDD a high-fsync writer alone
     sits in the thesis's regime (10-25 ms per fsync, 8-20 fsync/s)."""
     from conftest import REPO
-    from journalbench import views
+    from journalbench.report import views
 
     table = views.fileprep_table(tmp_path / "quick", REPO / "data" / "raw" / "quick")
     assert table is not None

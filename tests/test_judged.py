@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from journalbench import claims as claims_package
-from journalbench import cli, views
-from journalbench.claims import judged
+from journalbench.cli import main as cli
+from journalbench.judge import claims as claims_package
+from journalbench.judge.claims import judged
+from journalbench.report import views
 
 SHIPPED = REPO / "data" / "raw" / "quick-redis"  # small, and it tests claims
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import VENV_BIN, stop_workflow_processes
-from journalbench import locks
+from journalbench.control import locks
 
 # Its one job holds the lock until the file `hold` is gone.
 SNAKEFILE = """

@@ -23,8 +23,8 @@ from journalbench.agent.workloads.mariadb_server import (
     cache_path,
     our_processes,
 )
-from journalbench.parse.fsync import parse_fsync
-from journalbench.parse.rows import parse_run
+from journalbench.formats.fsync import parse_fsync
+from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -203,7 +203,7 @@ def guest_visible_host(tmp_path):
     """A throw-away host whose state folder a guest can read (its /tmp and /run are its own
     tmpfs, so the agent_host fixture's folder under /tmp is hidden from it): the prepared data
     directory is read there. Torn down and checked for residue like agent_host."""
-    from journalbench.agent import guest_image
+    from journalbench.agent.arms.vm import image as guest_image
 
     if not (guest_image.GUEST_DIR / guest_image.INFO).is_file():
         pytest.skip("no guest kernel: run `make guest`")

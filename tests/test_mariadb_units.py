@@ -11,10 +11,10 @@ from fixtures.checks import FIXTURES, assert_names_file
 
 from journalbench.agent.workloads import mariadb_calibrate, mariadb_server
 from journalbench.agent.workloads.mariadb import measured_script
-from journalbench.parse import ParseError
-from journalbench.parse.fsync import parse_fsync
-from journalbench.parse.mariadb import CPU_BOUND_SHARE, cpu_bound, parse_counters, parse_facts
-from journalbench.parse.sysbench import parse_sysbench
+from journalbench.formats import ParseError
+from journalbench.formats.fsync import parse_fsync
+from journalbench.formats.mariadb import CPU_BOUND_SHARE, cpu_bound, parse_counters, parse_facts
+from journalbench.formats.sysbench import parse_sysbench
 
 COUNTERS = FIXTURES / "mariadb" / "counters-shared-journal-t2.txt"
 FACTS = FIXTURES / "mariadb" / "facts-shared-journal-t2.json"

@@ -1,4 +1,4 @@
-"""The pipeline's notebooks job (journalbench.notebooks): papermill in one process, with the
+"""The pipeline's notebooks job (journalbench.report.notebooks): papermill in one process, with the
 campaign's parameters, on a real Jupyter kernel; a failing cell names the notebook."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from journalbench import campaign, notebooks
+from journalbench.plan import campaign
+from journalbench.report import notebooks
 
 
 def notebook(path: Path, source: str) -> None:
@@ -52,9 +53,9 @@ def test_notebooks_share_a_kernel_but_never_a_variable(tmp_path: Path) -> None:
 def test_one_ready_client_serves_every_notebook_and_each_keeps_its_own_output(
         tmp_path: Path) -> None:
     """The runner's kernel hands nbclient one client, started and ready once
-    (notebook_kernel.py); a notebook's outputs are still only its own, and the kernel is gone
+    (report/kernel.py); a notebook's outputs are still only its own, and the kernel is gone
     after."""
-    from journalbench.notebook_kernel import SharedClientKernel
+    from journalbench.report.kernel import SharedClientKernel
 
     kernel = SharedClientKernel(kernel_name="python3")
     kernel.start_kernel(cwd=str(tmp_path))

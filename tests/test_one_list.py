@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from journalbench import hosts, vocabulary, window
+from journalbench import vocabulary, window
 from journalbench.agent import packages
 from journalbench.agent.devices.hdd import Hdd
 from journalbench.agent.devices.hdd_model import Params
 from journalbench.agent.registry import ARMS, PROFILES, WORKLOADS
 from journalbench.agent.workloads import fio
+from journalbench.control import hosts
 from journalbench.vocabulary import DEFAULT_PROFILE
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file, truncated_copy
 
-from journalbench.parse import ParseError, percentile_of_counts
-from journalbench.parse.fio import FioResult, parse_fio, summarise
+from journalbench.formats import ParseError, percentile_of_counts
+from journalbench.formats.fio import FioResult, parse_fio, summarise
 
 FIO = FIXTURES / "fio"
 SEQWRITE = FIO / "seqwrite-fsync5-jsonplus.json"

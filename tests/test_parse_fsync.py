@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
-from journalbench.parse import ParseError
-from journalbench.parse.fio import parse_fio, summarise
-from journalbench.parse.fsync import bucket_width, midpoint, parse_fsync
+from journalbench.formats import ParseError
+from journalbench.formats.fio import parse_fio, summarise
+from journalbench.formats.fsync import bucket_width, midpoint, parse_fsync
 
 FSYNC = FIXTURES / "fsync"
 FIO_TRACE = FSYNC / "fio-fsync5-pid.txt"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from journalbench.parse import ParseError
-from journalbench.parse.guest import SATURATED, parse_guest
+from journalbench.formats import ParseError
+from journalbench.formats.guest import SATURATED, parse_guest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "guest"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fixtures.checks import assert_names_file
 
-from journalbench.parse import ParseError
-from journalbench.parse.samples import parse_samples
+from journalbench.formats import ParseError
+from journalbench.formats.samples import parse_samples
 
 COUNTS = {"read_bytes": 0, "write_bytes": 65536, "read_ios": 0, "write_ios": 1}
 TENANT = {"t": 1.001, "dt": 1.001, "kind": "tenant", "source": "a", **COUNTS,

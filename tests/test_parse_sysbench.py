@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
-from journalbench.parse import ParseError
-from journalbench.parse.sysbench import parse_sysbench
+from journalbench.formats import ParseError
+from journalbench.formats.sysbench import parse_sysbench
 
 SB = FIXTURES / "sysbench"
 INTERVALS = SB / "oltp_insert-t1-interval1.log"

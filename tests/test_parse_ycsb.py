@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
-from journalbench.parse import ParseError
-from journalbench.parse.ycsb import failed_operations, parse_ycsb
+from journalbench.formats import ParseError
+from journalbench.formats.ycsb import failed_operations, parse_ycsb
 
 YCSB = FIXTURES / "ycsb"
 LOAD = YCSB / "load-hdrhistogram-status.log"

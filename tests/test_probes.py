@@ -12,7 +12,7 @@ import pytest
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.sampler import remove_tracers_under, tracers_under
 from journalbench.errors import AgentError
-from journalbench.parse.fsync import parse_fsync
+from journalbench.formats.fsync import parse_fsync
 
 pytestmark = pytest.mark.root
 

@@ -17,12 +17,13 @@ import pytest
 
 from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
-from journalbench.agent import guest_image, guest_tunnel
+from journalbench.agent.arms.vm import image as guest_image
+from journalbench.agent.arms.vm import tunnel as guest_tunnel
 from journalbench.agent.cgroups import tenant_cgroup
 from journalbench.agent.workloads.redis import host_pids
-from journalbench.parse.fsync import parse_fsync
-from journalbench.parse.rows import parse_run
-from journalbench.parse.ycsb import parse_ycsb
+from journalbench.formats.fsync import parse_fsync
+from journalbench.formats.ycsb import parse_ycsb
+from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
@@ -163,7 +164,7 @@ def test_teardown_after_kill_9_of_the_agent_stops_redis_and_the_client(arm, agen
 def in_guest(host: dict[str, Any], tenant: str, script: str) -> str:
     """A command inside a tenant's guest, over the arm's own command channel."""
     folder = host["state_dir"] / host["name"] / "vm" / tenant
-    done = subprocess.run([str(VENV_BIN / "python"), "-m", "journalbench.agent.guest_relay",
+    done = subprocess.run([str(VENV_BIN / "python"), "-m", "journalbench.agent.arms.vm.relay",
                            str(folder), "sh", "-c", script],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -10,9 +10,9 @@ import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
 from journalbench import runfolder
-from journalbench.parse import ParseError
-from journalbench.parse.rows import redis_cpu
-from journalbench.parse.ycsb import failed_operations, parse_ycsb, per_second
+from journalbench.formats import ParseError
+from journalbench.formats.ycsb import failed_operations, parse_ycsb, per_second
+from journalbench.tidy.rows import redis_cpu
 
 REPORT = FIXTURES / "ycsb" / "redis-insert-report.log"
 STATUS = FIXTURES / "ycsb" / "redis-insert-status.log"

@@ -12,12 +12,21 @@ from pathlib import Path
 import pytest
 
 from journalbench import runfolder
-from journalbench.agent import cgroups, guest_image, guest_side, guest_tunnel
+from journalbench.agent import cgroups
 from journalbench.agent.arms.base import Context
-from journalbench.agent.arms.vm import VirtualMachine, qemu_argv
+from journalbench.agent.arms.vm import (
+    image as guest_image,
+)
+from journalbench.agent.arms.vm import (
+    side as guest_side,
+)
+from journalbench.agent.arms.vm import (
+    tunnel as guest_tunnel,
+)
+from journalbench.agent.arms.vm.arm import VirtualMachine, qemu_argv
 from journalbench.agent.workloads import fio, redis
-from journalbench.campaign import expand, load_campaign
-from journalbench.schemas import validate
+from journalbench.plan.campaign import expand, load_campaign
+from journalbench.plan.schemas import validate
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
 BUILT = Path(redis.__file__).parent / redis.JARS

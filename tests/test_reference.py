@@ -1,5 +1,6 @@
-"""The reference a campaign's landed runs were checked against (journalbench.reference), read
-from their host.json; the command itself runs on a real host in test_devices."""
+"""The reference a campaign's landed runs were checked against
+(journalbench.control.reference), read from their host.json; the command itself runs on a real
+host in test_devices."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from journalbench import reference, runfolder
+from journalbench import runfolder
+from journalbench.control import reference
 from journalbench.errors import ConfigError
 
 REF = {"measured_at": "2026-11-22T13:55:07Z", "write_fsync_per_s": 118.4,

@@ -17,13 +17,15 @@ import pytest
 import sshd
 from sshd import pids_matching
 
-from journalbench import bundle, checkhost, runfolder, runremote
-from journalbench.agent import guest_image, packages
-from journalbench.agent.arms import vm
-from journalbench.deploy import agent_host_json, deploy, layout_of
+from journalbench import runfolder
+from journalbench.agent import packages
+from journalbench.agent.arms.vm import arm as vm
+from journalbench.agent.arms.vm import image as guest_image
+from journalbench.control import bundle, checkhost, runremote
+from journalbench.control.deploy import agent_host_json, deploy, layout_of
+from journalbench.control.hosts import load_host
+from journalbench.control.transport import LocalTransport, SSHTransport
 from journalbench.errors import AgentError, ConfigError
-from journalbench.hosts import load_host
-from journalbench.transport import LocalTransport, SSHTransport
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
 
@@ -63,7 +65,8 @@ def test_bundle_is_deterministic_and_holds_the_agent():
         "journalbench/agent/workloads/fsync.bt",
     ):
         assert needed in names
-    for absent in ("hosts.py", "schemas.py", "transport.py", "campaign.py", "stats.py", "cli.py"):
+    for absent in ("control/hosts.py", "plan/schemas.py", "control/transport.py",
+                   "plan/campaign.py", "judge/stats.py", "cli/main.py"):
         assert f"journalbench/{absent}" not in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
@@ -104,13 +107,13 @@ def test_bundle_holds_what_functions_import_too(tmp_path: Path):
     """An import inside a function (mariadb.py's sysbench parser) runs on the host when the
     function does: every `from journalbench... import name` anywhere in the bundle resolves
     from the zip alone (a run on quick-mysql once failed with No module named
-    'journalbench.parse.sysbench')."""
+    'journalbench.formats.sysbench')."""
     pyz = bundle.build_bundle(tmp_path)
     with zipfile.ZipFile(pyz) as archive:
         sources = [archive.read(n).decode() for n in archive.namelist() if n.endswith(".py")]
     wanted = sorted({found for text in sources for found in re.findall(
         r"^\s*from (journalbench[\w.]*) import \(?\s*(\w+)", text, flags=re.M)})
-    assert ("journalbench.parse.sysbench", "parse_sysbench") in wanted
+    assert ("journalbench.formats.sysbench", "parse_sysbench") in wanted
     probe = (
         "import importlib, sys\n"
         f"sys.path.insert(0, {str(pyz)!r})\n"

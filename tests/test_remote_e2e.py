@@ -21,11 +21,11 @@ import pytest
 from sshd import pids_matching
 
 from journalbench import runfolder
-from journalbench.deploy import deploy, layout_of
+from journalbench.control.deploy import deploy, layout_of
+from journalbench.control.hosts import load_host
+from journalbench.control.runremote import run_remote
+from journalbench.control.transport import CommandTimeout, for_host
 from journalbench.errors import AgentError
-from journalbench.hosts import load_host
-from journalbench.runremote import run_remote
-from journalbench.transport import CommandTimeout, for_host
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
 pytestmark = [pytest.mark.root, pytest.mark.slow]

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import VENV_BIN, stop_workflow_processes, system_residue
-from journalbench import campaign, locks, runfolder
+from journalbench import runfolder
+from journalbench.control import locks
+from journalbench.plan import campaign
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

@@ -16,8 +16,8 @@ import fastjsonschema
 import pytest
 
 from conftest import REPO
-from journalbench import schemas
 from journalbench.errors import ConfigError
+from journalbench.plan import schemas
 
 SCHEMAS = sorted(p.name.removesuffix(".schema.json") for p in schemas.SCHEMA_DIR.glob("*.json"))
 # draft 7's keywords (the validation and annotation ones our schemas may use), and $defs, which

@@ -1,4 +1,4 @@
-"""journalbench.stats against textbook values and hand-worked examples."""
+"""journalbench.judge.stats against textbook values and hand-worked examples."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from journalbench import stats
+from journalbench.judge import stats
 
 # Mann-Whitney example of the scipy documentation (after Conover): ages of 5 male and 4 female
 # subjects; U of the males = 17, exact two-sided p = 0.1111

@@ -15,10 +15,13 @@ from fixtures.assemble import MB, make_run, sample_lines, tenant
 from pyarrow import feather
 
 from conftest import REPO
-from journalbench import cli, experiments, rowcache, tidy
+from journalbench.cli import main as cli
 from journalbench.errors import ConfigError
-from journalbench.parse import rows as parse_rows
+from journalbench.plan import experiments
 from journalbench.runfolder import write_manifest
+from journalbench.tidy import build as tidy
+from journalbench.tidy import cache as rowcache
+from journalbench.tidy import rows as parse_rows
 
 A, B = "/journalbench/devbox/a", "/journalbench/devbox/b"
 HIGH = {"tool": "fio", "preset": "high-fsync"}
@@ -393,8 +396,8 @@ def test_schema_md_documents_every_column() -> None:
 
 
 def test_tidy_module_imports_no_heavy_packages() -> None:
-    # cli.py imports every command module at start-up, also inside the agent bundle
-    code = ("import sys, journalbench.tidy, journalbench.cli; "
+    # cli/main.py imports every command module at start-up, also inside the agent bundle
+    code = ("import sys, journalbench.tidy.build, journalbench.cli.main; "
             "heavy = {'pandas', 'pyarrow', 'numpy', 'scipy'} & set(sys.modules); "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -476,7 +479,7 @@ experiments:
 
 
 def test_experiments_come_from_the_campaign_file(tmp_path: Path) -> None:
-    from journalbench.selection import runs_for
+    from journalbench.judge.selection import runs_for
 
     run = shared_journal(tmp_path / "raw")
     campaign = tmp_path / "assembled.yaml"

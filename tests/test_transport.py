@@ -18,9 +18,8 @@ import pytest
 import sshd
 from sshd import pids_matching
 
-from journalbench.errors import ConfigError
-from journalbench.hosts import load_host
-from journalbench.transport import (
+from journalbench.control.hosts import load_host
+from journalbench.control.transport import (
     WRAP_SCRIPT,
     CommandFailed,
     CommandTimeout,
@@ -36,6 +35,7 @@ from journalbench.transport import (
     known_hosts_name,
     parse_marker,
 )
+from journalbench.errors import ConfigError
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
 

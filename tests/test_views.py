@@ -10,12 +10,14 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from journalbench import selection, tidy, views
 from journalbench.agent.workloads.fio import PRESETS, job
-from journalbench.campaign import CAMPAIGN_DIR, expand, load_campaign
-from journalbench.experiments import experiment_rows
+from journalbench.judge import selection
+from journalbench.judge.selection import runs_for
+from journalbench.plan.campaign import CAMPAIGN_DIR, expand, load_campaign
+from journalbench.plan.experiments import experiment_rows
+from journalbench.report import views
 from journalbench.runfolder import run_id
-from journalbench.selection import runs_for
+from journalbench.tidy import build as tidy
 
 CAMPAIGN_FILES = sorted(CAMPAIGN_DIR.glob("*.yaml"))
 # the campaigns whose run folders ship in data/raw/
@@ -156,7 +158,7 @@ def panel_titles(fig: Any) -> list[str]:
 
 def test_figures_of_a_two_profile_campaign_have_a_panel_per_profile(
         fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
-    from journalbench import plots
+    from journalbench.report import plots
 
     rows, samples = fileprep
     victims = selection.victims(rows)
@@ -188,7 +190,7 @@ def test_figures_of_a_two_profile_campaign_have_a_panel_per_profile(
 
 
 def test_a_single_profile_campaign_reads_as_before() -> None:
-    from journalbench import plots
+    from journalbench.report import plots
 
     rows = pd.DataFrame([
         {"host": "h", "run_id": f"r{rep}", "repetition": rep, "arm": "shared-journal",
@@ -210,7 +212,7 @@ def test_a_single_profile_campaign_reads_as_before() -> None:
 def test_bars_are_the_tables_medians_and_intervals_and_empty_without_runs() -> None:
     from matplotlib.container import ErrorbarContainer
 
-    from journalbench import plots
+    from journalbench.report import plots
 
     rows = pd.DataFrame([
         {"host": "h", "run_id": f"{arm}-{beside}-{rep}", "repetition": rep, "arm": arm,
@@ -277,7 +279,7 @@ def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from journalbench import plots
+    from journalbench.report import plots
 
     victims = selection.victims(fileprep[0])
     made = [plots.save(plots.shares(victims, "beside", "t", "h", target=0.7), tmp_path / d, "f")
@@ -296,7 +298,7 @@ def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
 def test_long_labels_slant_and_a_long_host_line_wraps() -> None:
     """Tick labels that would overlap are slanted, short ones are not; the title's host line
     wraps to the figure's width instead of widening the image."""
-    from journalbench import plots
+    from journalbench.report import plots
 
     arms = ["vm", "shared-journal", "per-container-journal", "journal-accounted"]
     rows = pd.DataFrame([

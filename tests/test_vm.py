@@ -16,11 +16,12 @@ import pandas as pd
 import pytest
 
 from conftest import VENV_BIN, start_run, system_residue
-from journalbench import runfolder, tidy
-from journalbench.agent import guest_image
-from journalbench.agent.arms.vm import choose_accel, summarize, together
-from journalbench.agent.guest_side import frame, parse_request, request
+from journalbench import runfolder
+from journalbench.agent.arms.vm import image as guest_image
+from journalbench.agent.arms.vm.arm import choose_accel, summarize, together
+from journalbench.agent.arms.vm.side import frame, parse_request, request
 from journalbench.errors import AgentError
+from journalbench.tidy import build as tidy
 
 GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
 needs_guest = pytest.mark.skipif(not GUEST_READY, reason="no guest kernel: run `make guest`")
@@ -243,7 +244,7 @@ def test_figures_and_tables_name_a_tcg_vm_first_and_as_such():
     import matplotlib
 
     matplotlib.use("Agg")
-    from journalbench import plots, views
+    from journalbench.report import plots, views
 
     rows = pd.DataFrame([
         {"host": "h", "arm": arm, "virt_accel": accel, "beside": "no-fsync", "tenant": "victim",

@@ -7,11 +7,11 @@
 # `snakemake --report results/report.html` gathers the ledger and the captioned figures.
 import yaml
 
-from journalbench import notebooks as jb_notebooks
-from journalbench import tables as jb_tables
+from journalbench.report import notebooks as jb_notebooks
+from journalbench.tidy import tables as jb_tables
 
 # the notebooks whose runs are there (a database notebook reads its own campaign's runs while
-# the configured campaign runs none: journalbench/notebooks.py)
+# the configured campaign runs none: journalbench/report/notebooks.py)
 NOTEBOOKS = jb_notebooks.runnable(CAMPAIGN, OTHER_CAMPAIGNS)
 LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_campaign.tests_claims(c))]
 NOTEBOOKS_READ = jb_notebooks.reads(CAMPAIGN, NOTEBOOKS)
@@ -34,7 +34,7 @@ rule judge:
     input:
         runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
         samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
-        code=ANALYSIS_CODE,
+        code=JUDGE_CODE,
     output:
         [f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
     log:
@@ -59,7 +59,7 @@ rule notebooks:
         samples="data/processed/{campaign}/samples.parquet",
         # campaigns a notebook reads beside its own (fileprep's table, the database runs)
         beside=[f"data/processed/{c}/runs.parquet" for c in NOTEBOOKS_READ if c in OTHER_CAMPAIGNS],
-        code=ANALYSIS_CODE,
+        code=REPORT_CODE,
     wildcard_constraints:
         campaign=re.escape(CAMPAIGN),
     output:
@@ -74,7 +74,7 @@ rule notebooks:
         ENV
     shell:
         # one process for all of them: Python and papermill start once
-        "{params.python} -m journalbench.notebooks {wildcards.campaign} {params.root} "
+        "{params.python} -m journalbench.report.notebooks {wildcards.campaign} {params.root} "
         "{params.names} > {log} 2>&1"
 
 
@@ -110,7 +110,7 @@ rule ledger:
         judged=[f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
         # after the notebooks: the ledger links the figures they wrote
         notebooks=[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
-        code=ANALYSIS_CODE,
+        code=REPORT_CODE,
     output:
         md="results/claims.md",
         csv="results/claims.csv",

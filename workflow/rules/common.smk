@@ -13,7 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
-from journalbench import campaign as jb_campaign
+from journalbench.plan import campaign as jb_campaign
 from journalbench.errors import ConfigError
 
 CONFIG_SCHEMA = "workflow/schemas/config.schema.json"
@@ -52,15 +52,21 @@ else:
 JB = f"{PYTHON} -m journalbench.cli"
 ENV = "../../environment.yml"
 PACKAGE = "workflow/journalbench"
-# The analysis reruns when the code it runs changes (the experiments never do, see above).
-TIDY_CODE = [*(f"{PACKAGE}/{name}.py"
-               for name in ("tidy", "rowcache", "experiments", "campaign", "window")),
-             *sorted(str(p) for p in Path(f"{PACKAGE}/parse").glob("*.py"))]
-ANALYSIS_CODE = [*(f"{PACKAGE}/{name}.py"
-                   for name in ("selection", "views", "starved", "claims_cli", "plots", "stats", "experiments",
-                                "tables", "bfq_study", "device_class", "notebooks",
-                                "notebook_kernel")),
-                 *sorted(str(p) for p in Path(f"{PACKAGE}/claims").glob("*.py"))]
+# The analysis reruns when the code it runs changes (the experiments never do, see above): each
+# stage's folder, and the shared modules every stage stands on.
+
+
+def code(*folders, files=()):
+    found = [f"{PACKAGE}/{name}" for name in files]
+    for folder in folders:
+        found += sorted(str(p) for p in Path(PACKAGE, folder).rglob("*.py"))
+    return found
+
+
+SHARED_CODE = code(files=("errors.py", "vocabulary.py", "runfolder.py", "window.py"))
+TIDY_CODE = [*SHARED_CODE, *code("formats", "plan", "tidy")]
+JUDGE_CODE = [*SHARED_CODE, *code("judge", files=("tidy/tables.py", "cli/claims.py"))]
+REPORT_CODE = [*JUDGE_CODE, *code("report")]
 RUN_MANIFESTS = [
     f"data/raw/{run.campaign}/{run.host}/{run.run_id}/MANIFEST.json" for run in PLAN
 ]

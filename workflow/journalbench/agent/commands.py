@@ -1,7 +1,7 @@
 """The agent's two commands, `run` and `teardown`, on inputs already loaded and validated.
 
 Two front ends call them: the bundle's entry point (`agent/main.py`, plain JSON the controller
-validated) and the controller's `journalbench run` / `journalbench teardown` (cli.py, host and
+validated) and the controller's `journalbench run` / `journalbench teardown` (cli/main.py, host and
 spec files validated with the schemas).
 """
 

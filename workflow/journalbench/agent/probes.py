@@ -1,6 +1,6 @@
 """Probes a workload may run beside its measured phase. One so far: the bpftrace fsync tracer
 (`workloads/fsync.bt`), which summarises fsync/fdatasync latency of a cgroup (v2 id) or of up to
-eight processes into `fsync-<tenant>.txt` (parsed by journalbench.parse.fsync)."""
+eight processes into `fsync-<tenant>.txt` (parsed by journalbench.formats.fsync)."""
 
 from __future__ import annotations
 

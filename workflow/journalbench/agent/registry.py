@@ -14,7 +14,7 @@ from journalbench.agent.arms.base import Arm
 from journalbench.agent.arms.journal_accounted import JournalAccounted
 from journalbench.agent.arms.per_container_journal import PerContainerJournal
 from journalbench.agent.arms.shared_journal import SharedJournal
-from journalbench.agent.arms.vm import VirtualMachine
+from journalbench.agent.arms.vm.arm import VirtualMachine
 from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.devices.hdd import Hdd, HddWriteCache
 from journalbench.agent.devices.native import Native

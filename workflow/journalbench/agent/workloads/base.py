@@ -90,7 +90,7 @@ class Workload:
 
     def guest_tunnels(self) -> list[str]:
         """Names of the byte tunnels a host-side client of this workload needs into a guest
-        tenant (agent/guest_tunnel.py); the vm arm opens them before its guests boot."""
+        tenant (agent/arms/vm/tunnel.py); the vm arm opens them before its guests boot."""
         return []
 
     def prepare(self, shell: TenantShell) -> None:

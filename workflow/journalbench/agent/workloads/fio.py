@@ -26,7 +26,7 @@ from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, tool_version
 from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into
 from journalbench.errors import AgentError
-from journalbench.parse.fio import parse_fio, summarise  # at the top: the bundle ships it
+from journalbench.formats.fio import parse_fio, summarise  # at the top: the bundle ships it
 
 PRESETS: dict[str, dict[str, Any]] = {
     "no-fsync": {"rw": "write", "bs": "64k", "fsync": 0},

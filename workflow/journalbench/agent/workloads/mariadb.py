@@ -9,7 +9,7 @@ flagged at tidy time). The thread count comes from the spec or from the host's c
 
 - `sysbench-<t>.log`           sysbench's report (per-second lines, histogram, summary);
 - `mariadb-<t>-counters.txt`   SHOW GLOBAL STATUS and the server's CPU time before and after,
-                               and the client's CPU time (parsed by journalbench.parse.mariadb);
+                               and the client's CPU time (parsed by journalbench.formats.mariadb);
 - `mariadb-<t>.json`           set-up facts: versions, threads and where they came from, the
                                copy and start times, where the client ran, the server's options;
 - `mariadb-<t>.log`            the server's own log;
@@ -104,8 +104,8 @@ class SysbenchProcess(Process):
     def check(self, code: int) -> None:
         if code == 0:
             return
-        from journalbench.parse import ParseError
-        from journalbench.parse.sysbench import parse_sysbench
+        from journalbench.formats import ParseError
+        from journalbench.formats.sysbench import parse_sysbench
 
         try:
             parse_sysbench(self.stdout)
@@ -236,9 +236,9 @@ class MariaDB(Workload):
     def finish(self, shell: TenantShell, out: Path) -> None:
         """The counters into the run folder, and every output checked: a truncated or failed
         one fails the run here, naming the tenant and the file."""
-        from journalbench.parse import ParseError
-        from journalbench.parse.mariadb import parse_counters, parse_facts
-        from journalbench.parse.sysbench import parse_sysbench
+        from journalbench.formats import ParseError
+        from journalbench.formats.mariadb import parse_counters, parse_facts
+        from journalbench.formats.sysbench import parse_sysbench
 
         counters = out / runfolder.mariadb_counters_file(self.tenant)
         counters.write_text(shell.run(["cat", COUNTERS], timeout=60))

@@ -87,8 +87,8 @@ def threads(host: dict[str, Any], profile: Any, device: disk.Device, mount: Path
 
 
 def measure(mount: Path, tables: int, table_size: int) -> list[tuple[int, float]]:
-    from journalbench.parse import ParseError
-    from journalbench.parse.sysbench import parse_sysbench
+    from journalbench.formats import ParseError
+    from journalbench.formats.sysbench import parse_sysbench
 
     shell = LocalShell()
     server = Server(shell, "host (thread calibration)", str(mount / DATA_NAME), str(mount),

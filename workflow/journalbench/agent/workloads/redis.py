@@ -9,7 +9,7 @@ AOF's size, shut it down) goes through the arm's command channel, so it is the s
 arm. The YCSB client runs on the host, outside every tenant's cgroup, as the thesis's client ran
 on another machine. It reaches Redis's socket through the tenant's data folder as the host sees
 it (container arms), or, on the vm arm, whose guests have no network and share no writable
-folder with the host, through a byte tunnel into the guest (agent/guest_tunnel.py: a
+folder with the host, through a byte tunnel into the guest (agent/arms/vm/tunnel.py: a
 virtio-serial port whose host end is a unix socket, and socat inside the guest between the port
 and Redis's socket). The tunnel carries one connection at a time, so the vm arm takes YCSB with
 one thread (the default), and its bridge is guest CPU the container arms do not spend (the vm
@@ -39,15 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import cgroups, guest_tunnel
+from journalbench.agent import cgroups
 from journalbench.agent.arms.base import TenantShell
+from journalbench.agent.arms.vm import tunnel as guest_tunnel
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
-from journalbench.parse import ParseError
-from journalbench.parse.ycsb import YcsbResult, failed_operations, parse_ycsb
+from journalbench.formats import ParseError
+from journalbench.formats.ycsb import YcsbResult, failed_operations, parse_ycsb
 
 DEFAULTS: dict[str, int] = {"records": 200_000, "operations": 200_000, "threads": 1}
 YCSB_VERSION = "0.17.0"
@@ -56,7 +57,7 @@ BINDING_PROPERTIES = "ycsb-redis.properties"
 JARS = "ycsb"  # folder of jars beside this module (built, not committed)
 FOLDER = "redis"  # in the tenant's data folder: the AOF, Redis's working dir and its socket
 SOCKET = "redis.sock"
-TUNNEL = "redis"  # the vm arm's byte tunnel into the guest (agent/guest_tunnel.py)
+TUNNEL = "redis"  # the vm arm's byte tunnel into the guest (agent/arms/vm/tunnel.py)
 START_TIMEOUT_S = 30
 BRIDGE_TIMEOUT_S = 60  # socat's start, through a TCG guest's 9p root
 WATCH_S = 0.2
@@ -242,7 +243,7 @@ class Redis(Workload):
     def where(self, shell: TenantShell) -> None:
         """Where the host's client reaches Redis: the tenant's data folder as the host sees it
         (containers), or the end of the vm arm's tunnel into the guest."""
-        from journalbench.agent.arms.vm import VirtualMachine
+        from journalbench.agent.arms.vm.arm import VirtualMachine
 
         if isinstance(shell.arm, VirtualMachine):
             if self.config["threads"] != 1:

@@ -1,0 +1,111 @@
+"""`journalbench claims` (the ledgers) and `journalbench power` (runs needed): registered by
+cli/main.py; the claims package is imported only when a command runs (it pulls in pandas/scipy)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    claims = subparsers.add_parser(
+        "claims", help="judge every claim and write the ledgers",
+        description="Read the tidy tables of each PROCESSED dir (one campaign each) and write "
+                    "RESULTS/<campaign>/claims.{md,html,csv} and the combined "
+                    "RESULTS/claims.{md,html,csv} (docs/claims.md explains the verdicts).")
+    claims.add_argument("processed", metavar="PROCESSED", type=Path, nargs="+")
+    claims.add_argument("--results", type=Path, default=Path("results"))
+    claims.add_argument("--tables-only", action="store_true",
+                        help="only judge, and keep the ledger's tables in each PROCESSED dir "
+                             "(claims, checks, starved .parquet: what the notebooks read)")
+    claims.add_argument("--reuse", action="store_true",
+                        help="write the ledgers from the tables --tables-only kept, judging "
+                             "only the campaigns without them")
+    claims.set_defaults(func=cmd_claims)
+    power = subparsers.add_parser(
+        "power", help="repetitions per condition each claim needs",
+        description="For each measured check of the campaigns' claims: the spread of its runs, "
+                    "its smallest effect of interest, and the repetitions per condition needed "
+                    "to detect that effect with 80% power at alpha / (claims in the family).")
+    power.add_argument("processed", metavar="PROCESSED", type=Path, nargs="+")
+    power.add_argument("--together", action="store_true",
+                       help="plan the campaigns as one (their pilots for a campaign that runs "
+                            "all their experiments): one family, so alpha / (all their claims)")
+    power.set_defaults(func=cmd_power)
+
+
+def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple, Path]]:
+    """(campaign, (claims, checks, starved), dir) of each PROCESSED dir with runs; `reuse`:
+    the tables `--tables-only` kept there, where they are."""
+    import pandas as pd
+
+    from journalbench.judge.claims import judged as kept
+    from journalbench.judge.claims import ledger
+    from journalbench.tidy.tables import read_tidy
+
+    judged_before = {folder: kept.read(folder) if reuse else None for folder in processed}
+    if reuse and None not in judged_before.values():  # the tidy tables need not be loaded
+        return [(str(tables[0]["campaign"].iloc[0]), tables, folder)
+                for folder, tables in judged_before.items()]
+    loaded = []
+    for folder in processed:
+        tables = read_tidy(folder)
+        if tables[0].empty:
+            print(f"claims: {folder / 'runs.parquet'}: no runs, skipped", file=sys.stderr)
+            continue
+        loaded.append((folder, tables))
+    # every campaign's runs may show a device's journal regime (preconditions.py)
+    devices = (pd.concat([runs for _, (runs, _, _) in loaded], ignore_index=True)
+               if loaded else None)
+    results = []
+    for folder, (runs, samples, experiments) in loaded:
+        tables = judged_before[folder]
+        if tables is None:
+            tables = ledger(runs, samples, experiments, devices)
+        results.append((str(runs["campaign"].iloc[0]), tables, folder))
+    return results
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from journalbench.judge.claims import judged as kept
+    from journalbench.report import ledger as document
+
+    results = judged(args.processed, reuse=args.reuse)
+    if args.tables_only:
+        for campaign, tables, folder in results:
+            kept.write(folder, tables)
+            print(f"claims: {campaign} judged -> {folder}/{{{','.join(kept.TABLES)}}}.parquet")
+        return 0
+    for campaign, (claims, checks, starved), _ in results:
+        document.write(args.results / campaign / "claims",
+                       f"Claims ledger: campaign {campaign}", claims, checks, starved,
+                       "../../figures")
+    if results:
+        parts = list(zip(*(tables for _, tables, _ in results), strict=True))
+        combined = [pd.concat(p, ignore_index=True) for p in parts]
+        names = ", ".join(campaign for campaign, _, _ in results)
+        written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
+                                 *combined, "../figures")
+        print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
+    return 0
+
+
+def cmd_power(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from journalbench.judge.claims import power
+
+    found = [tables[:2] for _, tables, _ in judged(args.processed)]
+    if args.together and found:
+        name = "+".join(folder.name for folder in args.processed)
+        found = [power.together(found, name)]
+    plans = [power.plan(claims, checks) for claims, checks in found]
+    table = pd.concat(plans, ignore_index=True) if plans else pd.DataFrame()
+    if table.empty:
+        print("power: no measured check")
+        return 1
+    print(table.round({"sd": 3, "interest": 3, "alpha": 4}).to_string(index=False))
+    return 0

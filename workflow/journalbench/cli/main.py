@@ -1,0 +1,59 @@
+"""The `journalbench` command line of the controller. `run` and `teardown` are the agent's own
+commands (agent/commands.py), here on host and spec files validated with the schemas; every
+other subcommand lives in the module that does the work, which exposes `register(subparsers)`
+and sets `func` on its parser. The agent bundle has its own, smaller entry point
+(agent/main.py)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from journalbench import __version__
+from journalbench.agent import commands
+from journalbench.control.hosts import load_host
+from journalbench.plan.schemas import load_validated
+
+COMMAND_MODULES = (
+    "journalbench.tidy.build",  # tidy
+    "journalbench.cli.remote",  # check-host, deploy, run-remote, recover
+    "journalbench.control.dispatch",  # dispatch, status
+    "journalbench.control.locks",  # unlock
+    "journalbench.cli.claims",  # claims, power
+    "journalbench.control.reference",  # adopt-reference
+)
+HOST_HELP = "host name in hosts/ or host file path"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="journalbench",
+        description="Re-run the thesis's VM vs container disk experiments and analyse them.",
+    )
+    parser.add_argument("--version", action="version", version=f"journalbench {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_run_parser(subparsers, HOST_HELP, "local").set_defaults(func=cmd_run)
+    commands.add_teardown_parser(subparsers, HOST_HELP, "local").set_defaults(func=cmd_teardown)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    spec = load_validated(Path(args.spec), "run-spec")
+    return commands.run(spec, load_host(args.host), args.out, source=args.spec,
+                        verbose=args.verbose, teardown_first=args.teardown_first)
+
+
+def cmd_teardown(args: argparse.Namespace) -> int:
+    return commands.teardown_host(load_host(args.host))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return commands.main(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

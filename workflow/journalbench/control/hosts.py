@@ -1,0 +1,59 @@
+"""Test hosts: load and validate `hosts/*.yaml`, fill in defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from journalbench.errors import ConfigError
+from journalbench.plan.schemas import load_validated
+
+HOSTS_DIR = Path(__file__).resolve().parents[3] / "hosts"
+DEFAULT_STATE_DIR = "/var/lib/journalbench"
+DEFAULT_BFQ = {"strict_guarantees": 1}
+DEFAULT_PYTHON = "python3"
+DEFAULT_IMAGE_GB = 12
+DEFAULT_REQUIRE_KVM = False
+DEFAULT_SSH = {
+    "port": 22,
+    "user": "root",
+    "use_agent": False,
+    "sudo": False,
+    "known_hosts": "~/.ssh/known_hosts",
+    "trust_on_first_use": False,
+    "connect_timeout_s": 15,
+    "keepalive_s": 15,
+    "keepalive_count_max": 4,
+    "connect_attempts": 3,
+}
+
+
+def host_path(name_or_path: str) -> Path:
+    """`local` means hosts/local.yaml; anything with a slash or .yaml suffix is a path."""
+    if "/" in name_or_path or name_or_path.endswith((".yaml", ".yml", ".json")):
+        return Path(name_or_path)
+    return HOSTS_DIR / f"{name_or_path}.yaml"
+
+
+def load_host(name_or_path: str) -> dict[str, Any]:
+    path = host_path(name_or_path)
+    host = load_validated(path, "host")
+    if host["transport"] == "ssh" and "ssh" not in host:
+        raise ConfigError(f"{path}: field ssh: required when transport is ssh")
+    if "ssh" in host:
+        ssh = host["ssh"] = {**DEFAULT_SSH, **host["ssh"]}
+        if "key_file" not in ssh and not ssh["use_agent"]:
+            raise ConfigError(f"{path}: field ssh.key_file: required unless ssh.use_agent is true")
+        if ssh["user"] != "root" and not ssh["sudo"]:
+            raise ConfigError(
+                f"{path}: field ssh.sudo: user {ssh['user']} is not root and the agent needs "
+                "root; set sudo: true (passwordless) or log in as root"
+            )
+    host.setdefault("python", DEFAULT_PYTHON)
+    host.setdefault("state_dir", DEFAULT_STATE_DIR)
+    host.setdefault("require_kvm", DEFAULT_REQUIRE_KVM)
+    host["bfq"] = {**DEFAULT_BFQ, **host.get("bfq", {})}
+    if host["device"]["kind"] == "image":
+        host["device"].setdefault("size_gb", DEFAULT_IMAGE_GB)
+    host["_file"] = str(path)
+    return host

@@ -1,0 +1,83 @@
+"""A VM tenant's own per-second report, `guest-<tenant>.jsonl` (written inside the guest by
+journalbench.agent.arms.vm.report): what the host cannot see of a guest, i.e. its vCPU's busy
+fraction, its own disk bytes and its own journal thread's bytes.
+
+The thesis compares VMs and containers; under TCG a guest can be CPU-bound where a container
+is I/O-bound, so a tenant whose vCPU was busy at or above SATURATED in at least half of the
+seconds is flagged `cpu_bound`.
+
+An interval too short for the guest's clock to tick (after a stall under TCG the report
+catches up with a few milliseconds-long samples) has no busy fraction (`null`): it counts for
+bytes but not for the vCPU's busy mean.
+
+The report runs on the guest's clock from a little before the workloads start; the agent
+records when it started on the host's CLOCK_MONOTONIC (`started_ns`), as it does the sampler's
+zero, which places the report's seconds on the sampler's clock: the same measured window
+(journalbench.window) applies to both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench import window
+from journalbench.formats import json_lines, problem
+
+SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O
+COUNTS = ("disk_read_bytes", "disk_write_bytes", "jbd2_write_bytes")
+
+
+@dataclass(frozen=True)
+class GuestReport:
+    seconds: int
+    vcpu_busy_mean: float
+    saturated_share: float  # share of seconds with the vCPU at or above SATURATED
+    disk_bytes: int
+    jbd2_bytes: int
+
+    @property
+    def cpu_bound(self) -> bool:
+        return self.saturated_share >= 0.5
+
+
+def check_line(row: Any, tenant: str) -> str | None:
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    if row.get("tenant") != tenant:
+        return f"'tenant' is {row.get('tenant')!r}, not {tenant!r}"
+    for key in ("t", "dt"):
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return f"'{key}' missing or not a non-negative number"
+    if "vcpu_busy" not in row:
+        return "'vcpu_busy' missing"
+    busy = row["vcpu_busy"]  # null: no CPU tick in the interval (a stalled guest's catch-up)
+    if busy is not None and (isinstance(busy, bool) or not isinstance(busy, int | float)
+                             or not 0 <= busy <= 1):
+        return "'vcpu_busy' not a fraction"
+    for key in COUNTS:
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"'{key}' missing or not a non-negative integer"
+    return None
+
+
+def parse_guest(path: Path | str, tenant: str, span: tuple[float, float] | None = None,
+                offset_s: float = 0.0) -> GuestReport:
+    """The report's seconds whose interval lies in `span` (the sampler's clock, on which a
+    report second ending at `t` ends at `t + offset_s`); every second without a span."""
+    rows = json_lines(Path(path), lambda row: check_line(row, tenant))
+    if span is not None:
+        rows = [r for r in rows if window.inside(r["t"] + offset_s, r["dt"], *span)]
+        if not rows:
+            raise problem(Path(path), f"no second inside the measured window {span}")
+    busy = [r["vcpu_busy"] for r in rows if r["vcpu_busy"] is not None]
+    if not busy:
+        raise problem(Path(path), "no interval with a vCPU tick: no busy fraction")
+    return GuestReport(
+        seconds=len(rows), vcpu_busy_mean=sum(busy) / len(busy),
+        saturated_share=sum(b >= SATURATED for b in busy) / len(busy),
+        disk_bytes=sum(r["disk_read_bytes"] + r["disk_write_bytes"] for r in rows),
+        jbd2_bytes=sum(r["jbd2_write_bytes"] for r in rows))

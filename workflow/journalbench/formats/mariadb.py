@@ -1,0 +1,222 @@
+"""A MariaDB tenant's counters and set-up facts (written by agent/workloads/mariadb.py).
+
+`mariadb-<t>-counters.txt`, format version 1, one record per line:
+
+    journalbench-mariadb-counters 1         header
+    clk_tck N                               kernel ticks per second (/proc/PID/stat times)
+    before clock SECONDS                    wall clock, then the server's /proc/PID/stat line
+    before server_stat PID (mariadbd) S ... and SHOW GLOBAL STATUS, one variable a line
+    before status NAME VALUE
+    client_cpu REAL USER SYS                bash's `time` of the sysbench client
+    after clock / after server_stat / after status ...
+    end                                     footer: without it the file is truncated
+
+`mariadb-<t>.json`: threads (and where they came from), where the client ran, the set-up times.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.formats import percentile_of_counts, problem, read_text
+from journalbench.formats.sysbench import parse_sysbench
+
+HEADER = "journalbench-mariadb-counters 1"
+PHASES = ("before", "after")
+# MariaDB 10.8 and later count log fsyncs in Innodb_data_fsyncs and no longer have this one
+LOG_FSYNCS = "Innodb_os_log_fsyncs"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    clock_s: float
+    server_ticks: int  # utime + stime of mariadbd
+    status: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Counters:
+    path: str
+    clk_tck: int
+    before: Snapshot
+    after: Snapshot
+    client_real_s: float
+    client_cpu_s: float  # user + sys
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.after.clock_s - self.before.clock_s
+
+    def delta(self, name: str) -> int | None:
+        """The growth of a status counter; None when this server has no such counter."""
+        if name not in self.before.status and name not in self.after.status:
+            return None
+        try:
+            return int(self.after.status[name]) - int(self.before.status[name])
+        except (KeyError, ValueError):
+            raise problem(self.path, f"status {name} not a number before and after") from None
+
+    @property
+    def data_fsyncs(self) -> int:
+        count = self.delta("Innodb_data_fsyncs")
+        if count is None:
+            raise problem(self.path, "no Innodb_data_fsyncs in the server's status")
+        return count
+
+    @property
+    def log_fsyncs(self) -> int | None:
+        return self.delta(LOG_FSYNCS)
+
+    @property
+    def server_cpu_share(self) -> float:
+        """mariadbd's CPU time over the measured phase, as a share of one core."""
+        ticks = self.after.server_ticks - self.before.server_ticks
+        return ticks / self.clk_tck / self.elapsed_s
+
+    @property
+    def client_cpu_share(self) -> float:
+        return self.client_cpu_s / self.client_real_s
+
+
+def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]]) -> Snapshot:
+    def one(kind: str) -> tuple[int, str]:
+        found = lines.get(f"{phase} {kind}", [])
+        if len(found) != 1:
+            raise problem(path, f"{len(found)} '{phase} {kind}' lines, expected 1")
+        return found[0]
+
+    number, clock = one("clock")
+    try:
+        clock_s = float(clock)
+    except ValueError:
+        raise problem(path, f"'{phase} clock' is {clock!r}", number) from None
+    number, stat = one("server_stat")
+    fields = stat.rsplit(")", 1)[-1].split()
+    try:  # after the command name: state is field 3, utime and stime are fields 14 and 15
+        ticks = int(fields[11]) + int(fields[12])
+    except (IndexError, ValueError):
+        raise problem(path, "'server_stat' is not a /proc/PID/stat line", number) from None
+    status = {}
+    for _number, text in lines.get(f"{phase} status", []):
+        name, *value = text.split(None, 1)  # SHOW GLOBAL STATUS: name TAB value
+        status[name] = value[0].strip() if value else ""
+    if not status:
+        raise problem(path, f"no '{phase} status' lines (SHOW GLOBAL STATUS failed?)")
+    return Snapshot(clock_s, ticks, status)
+
+
+def parse_counters(path: Path | str) -> Counters:
+    """A complete counters file; ParseError naming the file if truncated or malformed."""
+    path = Path(path)
+    text = read_text(path).splitlines()
+    if text[0] != HEADER:
+        raise problem(path, f"not a MariaDB counters file (no '{HEADER}' header)", 1)
+    if text[-1] != "end":
+        raise problem(path, "truncated: no 'end' footer (the measured phase did not finish)",
+                      len(text))
+    lines: dict[str, list[tuple[int, str]]] = {}
+    for number, line in enumerate(text[1:-1], start=2):
+        words = line.split(" ", 2)
+        if words[0] in PHASES and len(words) == 3:
+            lines.setdefault(f"{words[0]} {words[1]}", []).append((number, words[2]))
+        elif words[0] in ("clk_tck", "client_cpu"):
+            lines.setdefault(words[0], []).append((number, line.split(" ", 1)[1]))
+        else:
+            raise problem(path, "unexpected line", number)
+    try:
+        clk_tck = int(lines["clk_tck"][0][1])
+        real, user, system = (float(v) for v in lines["client_cpu"][0][1].split())
+    except (KeyError, ValueError):
+        raise problem(path, "no valid 'clk_tck' or 'client_cpu REAL USER SYS' line") from None
+    counters = Counters(str(path), clk_tck, snapshot(path, "before", lines),
+                        snapshot(path, "after", lines), real, user + system)
+    if counters.elapsed_s <= 0 or real <= 0:
+        raise problem(path, "measured phase of zero length")
+    return counters
+
+
+def parse_facts(path: Path | str) -> dict[str, Any]:
+    """The set-up facts; ParseError naming the file and field if one is missing."""
+    path = Path(path)
+    try:
+        facts = json.loads(read_text(path))
+    except json.JSONDecodeError as error:
+        raise problem(path, f"not valid JSON ({error.msg})", error.lineno) from None
+    wanted = {"threads": int, "threads_from": str, "client_location": str,
+              "buffer_pool_mb": int, "tables": int, "table_size": int}
+    for name, kind in wanted.items():
+        if not isinstance(facts.get(name), kind) or isinstance(facts.get(name), bool):
+            raise problem(path, f"'{name}' missing or not {kind.__name__}")
+    setup = facts.get("setup_s")
+    if not isinstance(setup, dict) or not isinstance(setup.get("total"), (int, float)):
+        raise problem(path, "'setup_s.total' missing or not a number")
+    return facts
+
+
+# -- the tidy columns of a mariadb tenant -------------------------------------------------------
+
+# A MariaDB tenant has one core (a container's cpuset, a guest's vCPU) for its server and its
+# client; a Redis tenant's client runs on the host, but it and the server take turns on one
+# request chain (one YCSB thread). Either way, when client and server together used this much
+# of a core over the measured phase, the CPU, not the disk, may have set the pace, and the run
+# is flagged (runs.cpu_bound) rather than read as I/O interference.
+CPU_BOUND_SHARE = 0.9
+DB_COLUMNS = ("qps", "client_threads", "client_location", "client_cpu_share",
+              "server_cpu_share", "db_fsyncs", "db_fsyncs_per_s", "db_log_fsyncs", "db_setup_s")
+
+
+def tool_columns(folder: Path, tenant: str) -> dict[str, Any]:
+    """sysbench's throughput and latency (percentiles from its histogram)."""
+    bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
+    if not bench.histogram:
+        raise problem(bench.path, "no latency histogram (the agent runs sysbench with "
+                                  "--histogram=on)")
+    return {"tool_version": f"sysbench {bench.version}", "tool_runtime_s": bench.total_time_s,
+            "ops_s": bench.tps, "failed_ops": bench.ignored_errors,
+            "op_lat_mean_ms": bench.lat_avg_ms,
+            "op_lat_p95_ms": percentile_of_counts(bench.histogram, 95),
+            "op_lat_p99_ms": percentile_of_counts(bench.histogram, 99),
+            "aof_bytes": None, "aof_bytes_loaded": None, "load_s": None}
+
+
+def db_columns(folder: Path, tenant: str, tool: str) -> dict[str, Any]:
+    """The database columns of a mariadb tenant; null for every other tool."""
+    if tool != "mariadb":
+        return dict.fromkeys(DB_COLUMNS)
+    bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
+    counters = parse_counters(folder / runfolder.mariadb_counters_file(tenant))
+    facts = parse_facts(folder / runfolder.mariadb_facts_file(tenant))
+    if facts["threads"] != bench.threads:
+        raise problem(bench.path, f"{bench.threads} threads, but "
+                                  f"{runfolder.mariadb_facts_file(tenant)} says {facts['threads']}")
+    return {"qps": bench.qps, "client_threads": bench.threads,
+            "client_location": facts["client_location"],
+            "client_cpu_share": counters.client_cpu_share,
+            "server_cpu_share": counters.server_cpu_share,
+            "db_fsyncs": counters.data_fsyncs,
+            "db_fsyncs_per_s": counters.data_fsyncs / counters.elapsed_s,
+            "db_log_fsyncs": counters.log_fsyncs,
+            "db_setup_s": float(facts["setup_s"]["total"])}
+
+
+def cpu_bound(row: dict[str, Any]) -> int | None:
+    """The row's cpu_bound: a VM's own flag (its vCPU), or a database tenant whose server and
+    client together used CPU_BOUND_SHARE of its core; null when neither was measured."""
+    flags = [row["cpu_bound"]] if row["cpu_bound"] is not None else []
+    if row["client_cpu_share"] is not None:
+        flags.append(int(row["client_cpu_share"] + row["server_cpu_share"] >= CPU_BOUND_SHARE))
+    return max(flags) if flags else None
+
+
+def per_second(folder: Path, tenant: str) -> list[tuple[float, float, int]]:
+    """(t, dt, transactions) of every --report-interval line (t since sysbench started)."""
+    rows, previous = [], 0.0
+    for interval in parse_sysbench(folder / runfolder.sysbench_file(tenant)).intervals:
+        dt = interval.t_s - previous
+        rows.append((interval.t_s, dt, round(interval.tps * dt)))
+        previous = interval.t_s
+    return rows

@@ -1,0 +1,113 @@
+"""The sampler's io-samples.jsonl (format: data/README.md) -> one record per line.
+
+Every line is checked against the documented format, so a truncated last line, a cumulative
+counter where a delta belongs or a missing field stops the run with the file and line named.
+Requests and device time (`requests`, `time_ns`, `inflight_ns`) came later: a line has all
+three or none (runs sampled before them), and then they are None. The scheduler wait
+(`wait_ns`) came later still: it needs the other three, and is None in runs sampled before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from journalbench.formats import json_lines
+
+KINDS = ("tenant", "jbd2", "device")
+COUNTS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
+TIMES = ("requests", "time_ns", "inflight_ns")  # devtime.bt's; absent in older runs
+WAIT = "wait_ns"  # devtime.bt's too, since its version 2
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    t: float
+    dt: float
+    kind: str
+    source: str
+    read_bytes: int
+    write_bytes: int
+    read_ios: int
+    write_ios: int
+    cgroup: str | None  # tenant: its cgroup; jbd2: where the thread sat; device: None
+    weight: int | None  # tenant only
+    tenant: str | None  # jbd2: whose volume it journals (None: a shared journal)
+    pid: int | None  # jbd2 only
+    device: str | None  # device only
+    requests: int | None = None  # None: sampled before requests and device time were
+    time_ns: int | None = None
+    inflight_ns: int | None = None
+    wait_ns: int | None = None  # None: sampled before the scheduler wait was
+
+    @property
+    def bytes(self) -> int:
+        return self.read_bytes + self.write_bytes
+
+
+def is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def is_seconds(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def check_line(row: Any) -> str | None:
+    """What is wrong with one decoded line, or None."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for key in ("t", "dt"):
+        if not is_seconds(row.get(key)):
+            return f"'{key}' missing or not a non-negative number"
+    kind = row.get("kind")
+    if kind not in KINDS:
+        return f"'kind' is {kind!r}, not one of {', '.join(KINDS)}"
+    if not isinstance(row.get("source"), str) or not row["source"]:
+        return "'source' missing or not a string"
+    for key in COUNTS:
+        if not is_count(row.get(key)):
+            return f"'{key}' missing or not a non-negative integer"
+    times = [key for key in TIMES if key in row]
+    if times and len(times) < len(TIMES):
+        return f"'{sorted(set(TIMES) - set(times))[0]}' missing beside '{times[0]}'"
+    if WAIT in row and not times:
+        return f"'{WAIT}' without '{TIMES[0]}'"
+    for key in [*times, *([WAIT] if WAIT in row else [])]:
+        if not is_count(row[key]):
+            return f"'{key}' not a non-negative integer"
+    if kind == "tenant":
+        if not isinstance(row.get("cgroup"), str):
+            return "tenant line without 'cgroup'"
+        if not is_count(row.get("weight")) or row["weight"] == 0:
+            return "tenant line without a positive integer 'weight'"
+    elif kind == "jbd2":
+        if "tenant" not in row or not (row["tenant"] is None or isinstance(row["tenant"], str)):
+            return "jbd2 line without 'tenant' (a name, or null for a shared journal)"
+        if not isinstance(row.get("cgroup"), str):
+            return "jbd2 line without 'cgroup'"
+        if not is_count(row.get("pid")):
+            return "jbd2 line without an integer 'pid'"
+    elif not isinstance(row.get("device"), str):
+        return "device line without 'device'"
+    return None
+
+
+def parse_samples(path: Path | str) -> list[Sample]:
+    """Every line of io-samples.jsonl; ParseError naming the file and line of the first bad one."""
+    samples = []
+    for row in json_lines(Path(path), check_line):
+        kind = row["kind"]
+        samples.append(Sample(
+            t=float(row["t"]), dt=float(row["dt"]), kind=kind, source=row["source"],
+            read_bytes=row["read_bytes"], write_bytes=row["write_bytes"],
+            read_ios=row["read_ios"], write_ios=row["write_ios"],
+            cgroup=row.get("cgroup") if kind != "device" else None,
+            weight=row["weight"] if kind == "tenant" else None,
+            tenant=row["tenant"] if kind == "jbd2" else None,
+            pid=row["pid"] if kind == "jbd2" else None,
+            device=row["device"] if kind == "device" else None,
+            **{key: row.get(key) for key in (*TIMES, WAIT)},
+        ))
+    return samples

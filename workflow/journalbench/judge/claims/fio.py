@@ -1,0 +1,136 @@
+"""The fio claims' container halves (C3, C4, C8, C9, C10, C15, C17, C18): each builder picks its
+runs by experiment (journalbench.analysis) and states its checks, margins and preconditions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from journalbench.judge import selection
+from journalbench.judge.claims import checks
+from journalbench.judge.claims.checks import Check
+from journalbench.judge.claims.preconditions import JOURNAL_REGIME
+from journalbench.judge.claims.registry import checks_of
+from journalbench.vocabulary import (
+    CONTAINER_ARMS,
+    JOURNAL_ACCOUNTED,
+    PER_CONTAINER_JOURNAL,
+    SHARED_JOURNAL,
+)
+
+NEIGHBOURS = ["no-fsync", "low-fsync", "high-fsync"]  # the thesis's order of fsync rates
+JOURNAL = {"needs": (JOURNAL_REGIME,)}
+
+
+def where(rows: pd.DataFrame, **values: object) -> pd.DataFrame:
+    # one NumPy mask (no Series per column): the claims call this thousands of times
+    mask = np.ones(len(rows), dtype=bool)
+    for column, value in values.items():
+        mask &= rows[column].to_numpy() == value
+    return rows[mask]
+
+
+@checks_of("C3")
+def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = selection.split(runs, experiments)
+    return [checks.share("C3", f"{arm}: the 70% writer's share beside a 30% writer",
+                         where(rows, arm=arm), "achieved_share", 0.7, thesis="holds 70/30")
+            for arm in CONTAINER_ARMS]
+
+
+@checks_of("C4")
+def c4(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = where(selection.io_size(runs, experiments), arm=SHARED_JOURNAL)
+    return [checks.paired("C4", f"{SHARED_JOURNAL}: MB/s of the 30% 64 KiB writer over the 70% "
+                          "16 KiB writer, same runs", rows, "throughput_mb_s", "neighbour",
+                          "victim", thesis="> x1 (Fig 3.4)", unit=" MB/s")]
+
+
+@checks_of("C8")
+def c8(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = where(selection.by_beside(runs, experiments, "C8"), arm=SHARED_JOURNAL,
+                 preset="high-fsync")
+    return [checks.trend("C8", f"{SHARED_JOURNAL}: the high-fsync victim's MB/s beside a "
+                         "no -> low -> high-fsync neighbour (ratio per step)", rows,
+                         "throughput_mb_s", "beside", NEIGHBOURS, -1,
+                         thesis="falls (Fig 4.3)", unit=" MB/s", **JOURNAL)]
+
+
+@checks_of("C9")
+def c9(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = where(selection.by_beside(runs, experiments, "C9"), arm=SHARED_JOURNAL,
+                 preset="high-fsync")
+    return [checks.trend("C9", f"{SHARED_JOURNAL}: the high-fsync victim's mean fsync latency "
+                         "beside a no -> low -> high-fsync neighbour (ratio per step)", rows,
+                         "fsync_lat_mean_ms", "beside", NEIGHBOURS, 1, interest=1.14,
+                         thesis="x1.14 per step (LXC 33.81 -> 44.09 ms)", unit=" ms",
+                         **JOURNAL)]
+
+
+@checks_of("C10")
+def c10(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = where(selection.by_beside(runs, experiments, "C10"), arm=SHARED_JOURNAL,
+                 preset="low-fsync")
+    no, high = where(rows, beside="no-fsync"), where(rows, beside="high-fsync")
+    return [
+        checks.ratio("C10", f"{SHARED_JOURNAL}: the low-fsync 70% tenant's share beside a "
+                     "no-fsync over beside a high-fsync neighbour", no, high, "achieved_share",
+                     interest=1.4, thesis="x1.4-2.3 (~70% -> 30-50%)", **JOURNAL),
+        checks.ratio("C10", f"{SHARED_JOURNAL}: jbd2's share of the disk beside a high-fsync "
+                     "over beside a no-fsync neighbour", high, no, "shared_jbd2_share",
+                     interest=2.8, thesis="x2.8 (10% -> 28%, LXC)", **JOURNAL),
+    ]
+
+
+@checks_of("C15")
+def c15(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = selection.sequential_writers(runs, experiments)
+
+    def writer(arm: str, case: str) -> pd.DataFrame:
+        return where(rows, arm=arm, case=case)
+
+    per, shared = PER_CONTAINER_JOURNAL, SHARED_JOURNAL
+    return [
+        checks.equivalent("C15", "sequential writer alone: per-container over shared MB/s",
+                          writer(per, "alone"), writer(shared, "alone"), "throughput_mb_s",
+                          thesis="x1 (no cost alone)", unit=" MB/s"),
+        checks.ratio("C15", "70% writer beside a no-fsync writer: per-container over shared "
+                     "MB/s", writer(per, "beside no-fsync"), writer(shared, "beside no-fsync"),
+                     "throughput_mb_s", thesis="> x1 (beats shared)", unit=" MB/s", **JOURNAL),
+        checks.ratio("C15", "high-fsync pair: the victim's fsync latency, shared over "
+                     "per-container", writer(shared, "beside high-fsync"),
+                     writer(per, "beside high-fsync"), "fsync_lat_mean_ms", interest=1.38,
+                     thesis="x1.38 (80 -> 58 ms)", unit=" ms", **JOURNAL),
+    ]
+
+
+@checks_of("C17")
+def c17(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = selection.high_fsync_pair(runs, experiments)
+    accounted = where(rows, arm=JOURNAL_ACCOUNTED)
+    victims = where(rows, tenant="victim")
+    return [
+        checks.share("C17", f"{JOURNAL_ACCOUNTED}: the 70% high-fsync writer's share beside a "
+                     "30% one", where(accounted, tenant="victim"), "achieved_share", 0.7,
+                     thesis="holds 70/30", **JOURNAL),
+        checks.ratio("C17", "the 70% high-fsync writer's share, journal-accounted over "
+                     "per-container", where(victims, arm=JOURNAL_ACCOUNTED),
+                     where(victims, arm=PER_CONTAINER_JOURNAL), "achieved_share",
+                     interest=1.4, thesis="x1.4 (70% against a 35-65% swing)", **JOURNAL),
+        checks.paired("C17", f"{JOURNAL_ACCOUNTED}: fsync latency of the 30% over the 70% "
+                      "writer, same runs", accounted, "fsync_lat_mean_ms", "neighbour",
+                      "victim", interest=1.91, thesis="x1.91 (86 vs 45 ms)", unit=" ms",
+                      **JOURNAL),
+    ]
+
+
+@checks_of("C18")
+def c18(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
+    rows = where(selection.by_beside(runs, experiments, "C18"), arm=JOURNAL_ACCOUNTED,
+                 preset="high-fsync")
+    return [checks.equivalent("C18", f"{JOURNAL_ACCOUNTED}: the high-fsync victim's MB/s beside "
+                              f"a {beside} over beside a no-fsync neighbour",
+                              where(rows, beside=beside), where(rows, beside="no-fsync"),
+                              "throughput_mb_s", thesis="x1 (stable ~2.7 MB/s)", unit=" MB/s",
+                              **JOURNAL)
+            for beside in ("low-fsync", "high-fsync")]

@@ -1,0 +1,44 @@
+"""A campaign's ledger tables kept beside its tidy tables (data/processed/<campaign>/): the
+pipeline judges every campaign once (`journalbench claims --tables-only`), and the notebooks
+and the ledger's documents read the result instead of judging again. Judging is the slow part
+of a notebook; the tables also make every notebook show the ledger's own verdicts (judged with
+every campaign's runs as evidence of the device's journal regime)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from journalbench.judge.claims.verdicts import host_tests, tests_view
+from journalbench.tidy.tables import JUDGED as TABLES
+from journalbench.tidy.tables import read as read_table
+
+
+def paths(processed: Path | str) -> list[Path]:
+    return [Path(processed) / f"{name}.parquet" for name in TABLES]
+
+
+def write(processed: Path | str, tables: tuple[pd.DataFrame, ...]) -> None:
+    for path, table in zip(paths(processed), tables, strict=True):
+        table.to_parquet(path, index=False)
+
+
+def read(processed: Path | str) -> tuple[pd.DataFrame, ...] | None:
+    """The judged tables, or None when the campaign was not judged (or not all of them are
+    there)."""
+    found = paths(processed)
+    if not all(path.is_file() for path in found):
+        return None
+    return tuple(read_table(path) for path in found)
+
+
+def tests_of(processed: Path | str, runs: pd.DataFrame, experiments: pd.DataFrame,
+             samples: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The notebooks' tests table: from the judged tables when the pipeline wrote them,
+    else judged here from the campaign's own runs (a notebook opened on its own)."""
+    tables = read(processed)
+    if tables is None:
+        return host_tests(runs, experiments, samples)
+    claims, checks, _ = tables
+    return tests_view(claims, checks)

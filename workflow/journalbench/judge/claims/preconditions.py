@@ -1,0 +1,106 @@
+"""Preconditions of the testbed that a check needs, fixed with the claims (docs/claims.md).
+A check whose precondition is not met is "not testable here", whatever its numbers say.
+
+- VM_CPU: a VM's figures say something about the disk only if its vCPU was not the bottleneck:
+  under KVM always; under TCG (emulated CPU) only when no tenant-run of the check was
+  CPU-bound (tidy's `cpu_bound`: vCPU saturated in at least half of the seconds). Container
+  tenants run on the host's CPU and record no such flag: they count as not CPU-bound.
+- JOURNAL_REGIME: a journal-contention claim is about a device on which journal commits set a
+  writer's pace. The thesis's high-fsync writer alone spent about a fifth to a quarter of its
+  time waiting in fsync (10-15 fsync/s at ~18 ms). We require at least JOURNAL_BOUND of it: the
+  high-fsync writer alone on its own journal (the device profile's calibration, else the
+  campaign's own high-fsync-alone runs on the same host and profile) spends at least a tenth
+  of its time in fsync. Below that the journal barely paces the writer and contention through
+  it cannot show; a device without either measurement has an unknown regime.
+- DB_CPU: a database's throughput, latency or share says something about the disk only if
+  neither its server nor its client ran out of CPU. A run in which any tenant is `cpu_bound`
+  (a MariaDB tenant's client + server used >= 0.9 of its one core, or a VM's vCPU was
+  saturated in half the seconds) is left out of the database checks (their builders do it, see
+  dbruns.py); when so few runs are left that the check cannot be computed, it is not testable
+  here, naming the runs left out. Enough left: the check is judged on them and the ledger
+  lists the runs left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from journalbench.judge.claims.checks import Check, enough
+from journalbench.vocabulary import CONTAINER_ARMS, VM
+
+VM_CPU = "vm-cpu"
+JOURNAL_REGIME = "journal-regime"
+DB_CPU = "db-cpu"
+JOURNAL_BOUND = 0.10  # share of the high-fsync writer's time spent in fsync, alone
+DESCRIPTIONS = {
+    VM_CPU: "KVM, or no tenant-run of the comparison CPU-bound",
+    JOURNAL_REGIME: f"a high-fsync writer alone spends >= {JOURNAL_BOUND:.0%} of its time in "
+                    "fsync on this device (the thesis's: ~20-27%)",
+    DB_CPU: "database checks leave out runs with a CPU-bound tenant (a database's client + "
+            "server >= 0.9 of its core, or a saturated vCPU); too few left: not testable",
+}
+
+
+@dataclass(frozen=True)
+class Regime:
+    fsync_time_share: float  # NaN when unknown
+    fsync_ms: float
+    fsync_per_s: float
+    source: str
+
+    def describe(self) -> str:
+        if np.isnan(self.fsync_time_share):
+            return "unknown (no calibration and no high-fsync-alone runs)"
+        return (f"{self.fsync_time_share:.0%} of a high-fsync writer's time in fsync "
+                f"({self.fsync_per_s:.0f} fsync/s at {self.fsync_ms:.3g} ms, {self.source})")
+
+
+def journal_regime(runs: pd.DataFrame) -> Regime:
+    """The regime of one family's device (runs of one campaign, host and device profile)."""
+    calibrated = runs.dropna(subset=["ref_high_fsync_ms", "ref_high_fsync_per_s"])
+    if not calibrated.empty:
+        ms = float(calibrated["ref_high_fsync_ms"].median())
+        per_s = float(calibrated["ref_high_fsync_per_s"].median())
+        return Regime(ms * per_s / 1000, ms, per_s, "the device profile's calibration")
+    alone = runs[(runs["n_tenants"] == 1) & (runs["preset"] == "high-fsync")
+                 & runs["arm"].isin(CONTAINER_ARMS)].dropna(
+        subset=["fsync_lat_mean_ms", "fsync_per_s"])
+    if not alone.empty:
+        ms = float(alone["fsync_lat_mean_ms"].median())
+        per_s = float(alone["fsync_per_s"].median())
+        return Regime(float((alone["fsync_lat_mean_ms"] * alone["fsync_per_s"]).median() / 1000),
+                      ms, per_s, f"median of {len(alone)} high-fsync-alone runs of campaign(s) "
+                      f"{', '.join(sorted(set(alone['campaign'].dropna())))}")
+    return Regime(np.nan, np.nan, np.nan, "")
+
+
+def unmet(check: Check, regime: Regime) -> list[str]:
+    """Why the check cannot be judged on this testbed (empty when every precondition holds)."""
+    reasons = []
+    if VM_CPU in check.needs:
+        vm = check.rows[check.rows["arm"] == VM]
+        accel = sorted(set(vm["virt_accel"].dropna()))
+        bound = check.rows[check.rows["cpu_bound"].fillna(0) == 1]
+        if accel != ["kvm"] and not bound.empty:
+            reasons.append(f"VM under {'+'.join(a.upper() for a in accel) or 'an unknown accel'}"
+                           f" and {bound['run_id'].nunique()} of {check.rows['run_id'].nunique()}"
+                           " runs CPU-bound (vCPU saturated in half the seconds or more)")
+    if JOURNAL_REGIME in check.needs:
+        share = regime.fsync_time_share
+        if np.isnan(share):
+            reasons.append(f"device regime {regime.describe()}")
+        elif share < JOURNAL_BOUND:
+            reasons.append(f"device regime: {regime.describe()}, below {JOURNAL_BOUND:.0%}")
+    return reasons
+
+
+def too_few_left(check: Check) -> list[str]:
+    """Why a check without enough values cannot be judged: its CPU-bound runs were left out
+    (empty when nothing was left out, or enough is left: then the check is judged)."""
+    if DB_CPU not in check.needs or not check.excluded or enough(check):
+        return []
+    return [f"{len(check.excluded)} run(s) left out as CPU-bound ({' '.join(check.excluded)}), "
+            "too few left"]

@@ -1,0 +1,190 @@
+"""The ledger as a document: a summary of every claim's verdict per family, the starved runs, then
+a section per claim (the thesis's statement and figure, ours with its interval, the test, p,
+the verdict and why, the runs used, our figure). Written as Markdown (results/claims.md), as
+HTML for the report (results/claims.html) and as CSV for machines (results/claims.csv)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from journalbench.judge.claims.catalog import CLAIMS
+from journalbench.judge.claims.checks import ALPHA, SHARE_MARGIN, STABLE_RATIO
+from journalbench.judge.claims.preconditions import DESCRIPTIONS
+from journalbench.judge.claims.verdicts import (
+    FAMILY,
+    MEASURED,
+    VERDICTS,
+    detectable_text,
+    effect_text,
+)
+
+Block = tuple[str, object]  # ("h1" | "h2" | "h3" | "p" | "ul" | "table", content)
+CSV_COLUMNS = [*FAMILY, "claim", "verdict", "p_for_holm", "p_against_holm", "part", "test",
+               "test_name", "status", "effect", "low", "high", "tost_low", "tost_high",
+               "thesis", "p_for", "p_against", "detectable", "interest", "n", "sd", "runs",
+               "starved_runs", "excluded_runs", "why_not", "why"]
+
+
+def family_name(row: Mapping[str, Any]) -> str:
+    return f"{row['campaign']} / {row['host']} / {row['device_profile']} / BFQ {row['bfq']}"
+
+
+def intro(claims: pd.DataFrame) -> list[Block]:
+    families = claims.drop_duplicates(FAMILY)
+    return [
+        ("p", "Every claim of the thesis, tested on the runs of each campaign, host, device "
+              "profile and BFQ setting (a *family*: runs of different families are never "
+              "pooled). Families: "
+              + ", ".join(family_name(r) for _, r in families.iterrows()) + "."),
+        ("p", "Verdicts, fixed in code before data (docs/claims.md has each claim's checks, "
+              "margins and preconditions): **reproduced** (every check significant), "
+              "**contradicted** (significantly the other way, or an equivalence interval "
+              "entirely outside its margin), **inconclusive** (neither; with the smallest "
+              "effect the runs could detect), **partially measured** (a part is missing), "
+              "**not testable here** (a precondition of the testbed is not met)."),
+        ("p", f"One-sided tests at alpha = {ALPHA}; a claim is the intersection of its checks; "
+              "Holm's correction runs over the claims of a family. Margins: \"constant\" within "
+              f"x{STABLE_RATIO}, \"not worse\" above x1/{STABLE_RATIO}, \"holds the split\" "
+              f"within +-{SHARE_MARGIN}. Intervals are 95% "
+              "(90% for equivalence tests, as TOST reads them). Preconditions: "
+              + "; ".join(DESCRIPTIONS.values()) + "."),
+    ]
+
+
+def summary(claims: pd.DataFrame) -> list[Block]:
+    wide = claims.assign(family=[family_name(r) for _, r in claims.iterrows()]).pivot(
+        index="claim", columns="family", values="verdict")
+    wide = wide.reindex(list(CLAIMS)).fillna("")
+    wide.insert(0, "thesis", [CLAIMS[c].where for c in wide.index])
+    wide.columns.name = None
+    counts = claims["verdict"].value_counts()
+    tally = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS)
+    return [("h2", "Summary"), ("p", f"Over all families: {tally}."),
+            ("table", wide.reset_index())]
+
+
+def starvation_blocks(starved: pd.DataFrame) -> list[Block]:
+    flagged = starved[starved["starved"]]
+    blocks: list[Block] = [("h2", "Starved runs"), (
+        "p", "A tenant is starved in a run when a full second passes without a byte for it "
+             "while its tool runs, or its share of the run's bytes is below a quarter of what "
+             "its weight promises. Such runs stay in the tests; each claim lists those it used.")]
+    if flagged.empty:
+        return [*blocks, ("p", "None.")]
+    table = flagged[["campaign", "host", "run_id", "arm", "tenant", "zero_seconds",
+                     "achieved_share", "target_share"]].round(3)
+    return [*blocks, ("table", table)]
+
+
+def check_item(row: Mapping[str, Any]) -> str:
+    head = f"**{row['test']}** ({row['part']} half)"
+    if row["status"] != MEASURED:
+        return f"{head}: {row['status']}: {row['why_not']}"
+    tost = (f", 90% [{row['tost_low']:.3g}, {row['tost_high']:.3g}]"
+            if pd.notna(row["tost_low"]) else "")
+    starved = f"; starved: {row['starved_runs']}" if row["starved_runs"] else ""
+    if row["excluded_runs"]:
+        starved += f"; left out as CPU-bound: {row['excluded_runs']}"
+    return (f"{head}: ours {effect_text(row)}{tost} (n {row['n']}), thesis {row['thesis']}; "
+            f"{row['test_name']}: p = {row['p_for']:.3g} (opposite: {row['p_against']:.3g}); "
+            f"smallest detectable {detectable_text(row)}; runs: {row['runs']}{starved}")
+
+
+def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]], figures: str,
+                 root: Path) -> list[Block]:
+    """The claim's section from its rows of the claims table, one per family; `checks`: the
+    checks' rows by claim and family. `figures`: the figures folder relative to `root`, the
+    ledger's folder; a figure is linked when it exists."""
+    info = CLAIMS[claim]
+    blocks: list[Block] = [("h2", f"{claim} ({info.where})"),
+                           ("p", f"**Thesis:** {info.statement}.")]
+    for row in claims:
+        links = ", ".join(f"[{name}]({figures}/{row['campaign']}/{name}.png)"
+                          for name in info.figures
+                          if (root / figures / row["campaign"] / f"{name}.png").is_file())
+        blocks.append(("h3", f"{family_name(row)}: {row['verdict']}"))
+        blocks.append(("p", f"**Why:** {row['why']}" + (f" **Figure:** {links}" if links else "")))
+        family = checks.get((claim, *(row[key] for key in FAMILY)), [])
+        if family:
+            blocks.append(("ul", [check_item(r) for r in family]))
+    return blocks
+
+
+def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd.DataFrame,
+             figures: str, root: Path) -> list[Block]:
+    blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
+                           *starvation_blocks(starved)]
+    # rows grouped once: selecting them from the frames claim by claim was most of the time
+    rows: dict[str, list[dict]] = {}
+    for row in claims.to_dict("records"):
+        rows.setdefault(row["claim"], []).append(row)
+    by_family: dict[tuple, list[dict]] = {}
+    for row in checks.to_dict("records"):
+        by_family.setdefault((row["claim"], *(row[key] for key in FAMILY)), []).append(row)
+    for claim in CLAIMS:
+        blocks += claim_blocks(claim, rows.get(claim, []), by_family, figures, root)
+    return blocks
+
+
+def markdown(blocks: list[Block]) -> str:
+    out = []
+    for kind, content in blocks:
+        if kind in ("h1", "h2", "h3"):
+            out.append(f"{'#' * int(kind[1])} {content}")
+        elif kind == "ul":
+            out.append("\n".join(f"- {item}" for item in content))
+        elif kind == "table":
+            out.append(content.to_markdown(index=False))
+        else:
+            out.append(str(content))
+    return "\n\n".join(out) + "\n"
+
+
+def inline_html(text: str) -> str:
+    text = html.escape(text, quote=False)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"\*(.+?)\*", r"<i>\1</i>", text)
+    return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', text)
+
+
+def to_html(blocks: list[Block]) -> str:
+    body = []
+    for kind, content in blocks:
+        if kind in ("h1", "h2", "h3"):
+            body.append(f"<{kind}>{inline_html(str(content))}</{kind}>")
+        elif kind == "ul":
+            body.append("<ul>" + "".join(f"<li>{inline_html(i)}</li>" for i in content)
+                        + "</ul>")
+        elif kind == "table":
+            body.append(content.to_html(index=False, border=0, classes="ledger"))
+        else:
+            body.append(f"<p>{inline_html(str(content))}</p>")
+    style = ("body{font-family:sans-serif;max-width:70em;margin:auto;line-height:1.4}"
+             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}")
+    return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>Claims ledger</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
+    keys = [*FAMILY, "claim"]
+    merged = claims[[*keys, "verdict", "why", "p_for_holm", "p_against_holm"]].merge(
+        checks, on=keys, how="left")
+    return merged.reindex(columns=CSV_COLUMNS)
+
+
+def write(target: Path, title: str, claims: pd.DataFrame, checks: pd.DataFrame,
+          starved: pd.DataFrame, figures: str) -> list[Path]:
+    """target.md, target.html and target.csv."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    blocks = document(title, claims, checks, starved, figures, target.parent)
+    paths = [target.with_suffix(s) for s in (".md", ".html", ".csv")]
+    paths[0].write_text(markdown(blocks))
+    paths[1].write_text(to_html(blocks))
+    csv_table(claims, checks).to_csv(paths[2], index=False)
+    return paths

@@ -1,0 +1,114 @@
+"""Execute the analysis notebooks of one campaign with papermill, all in this one process (the
+pipeline's `notebooks` rule): starting Python and papermill once instead of once per notebook
+is a tenth of the analysis's time on a 2-core host. They also share one kernel, its namespace
+reset between notebooks: a kernel's start and the package's imports (2-3 s a notebook) are
+paid once. Each notebook still runs on its own in JupyterLab and in the tests (nbval), so one
+that leaned on another's variables would fail there.
+
+`python -m journalbench.report.notebooks CAMPAIGN ROOT NAME...` runs notebooks/NAME.ipynb with the
+campaign's parameters into ROOT/results/CAMPAIGN/notebooks/NAME.ipynb.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from journalbench.plan import campaign as campaigns
+
+NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis",
+             "device-class", "bfq"]
+# A notebook whose runs the configured campaign may not have, what it needs of a campaign, and
+# the campaign that has it: the database notebooks a tool (quick's runs are all fio), the
+# device study several device profiles (thesis-hdd runs on `hdd` only), the BFQ study several
+# BFQ settings.
+OWN_SOURCE = {
+    "mysql": (lambda c: "mariadb" in campaigns.tools(c), "quick-mysql"),
+    "redis": (lambda c: "redis" in campaigns.tools(c), "quick-redis"),
+    "device-class": (lambda c: len(campaigns.devices(c)) > 1, "quick"),
+    "bfq": (lambda c: len(campaigns.bfq_settings(c)) > 1, "bfq"),
+}
+# campaigns a notebook reads beside its own: the fsync notebook shows fileprep's table
+BESIDE = {"fsync-interference": "fileprep"}
+
+
+def source(name: str, campaign: str) -> str:
+    """The campaign whose runs notebook `name` draws when `campaign` is the configured one."""
+    if name not in OWN_SOURCE:
+        return campaign
+    has, own = OWN_SOURCE[name]
+    return campaign if has(campaign) else own
+
+
+def runnable(campaign: str, present: Iterable[str]) -> list[str]:
+    """The notebooks the pipeline runs for `campaign`: those whose runs are there (`present`:
+    the other campaigns with run folders in data/raw)."""
+    there = {campaign, *present}
+    return [name for name in NOTEBOOKS if source(name, campaign) in there]
+
+
+def reads(campaign: str, names: Iterable[str]) -> list[str]:
+    """The campaigns other than `campaign` whose tidy tables the notebooks `names` read."""
+    wanted = [*(source(n, campaign) for n in names), *(BESIDE[n] for n in names if n in BESIDE)]
+    return sorted({c for c in wanted if c != campaign})
+
+
+def parameters(campaign: str, root: Path, name: str | None = None) -> dict[str, str]:
+    """Papermill's parameters: figures and tables go under the configured campaign; a
+    notebook of OWN_SOURCE may draw its runs from its own campaign (`source`)."""
+    data = campaign if name is None else source(name, campaign)
+    given = {"campaign": campaign, "processed": str(root / "data" / "processed" / data),
+             "raw": str(root / "data" / "raw" / data),
+             "figures": str(root / "figures" / campaign),
+             "results": str(root / "results" / campaign)}
+    return {**given, "source": data} if name in OWN_SOURCE else given
+
+
+# between two notebooks in the shared kernel: no figure and no variable of the last is left
+RESET = "import matplotlib.pyplot as _plt\n_plt.close('all')\n%reset -f\n"
+
+
+def reset(kernel: Any) -> None:
+    client = kernel.client()  # the notebooks' own (report/kernel.py), started and ready
+    reply = client.execute_interactive(RESET, timeout=60, output_hook=lambda _: None)
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"resetting the notebooks' kernel failed: {reply['content']}")
+
+
+def run(campaign: str, root: Path, names: list[str]) -> int:
+    from journalbench.report.kernel import SharedClientKernel
+
+    out = root / "results" / campaign / "notebooks"
+    out.mkdir(parents=True, exist_ok=True)
+    kernel = SharedClientKernel(kernel_name="python3")
+    kernel.start_kernel(cwd=str(root / "notebooks"))
+    try:
+        import papermill  # while the kernel starts
+
+        for name in names:
+            started = time.monotonic()
+            try:
+                papermill.execute_notebook(
+                    str(root / "notebooks" / f"{name}.ipynb"), str(out / f"{name}.ipynb"),
+                    parameters=parameters(campaign, root, name), kernel_name="python3",
+                    progress_bar=False, cwd=str(root / "notebooks"), km=kernel,
+                    # written once at the end (also when a cell fails), not after every cell
+                    request_save_on_cell_execute=False)
+            except papermill.PapermillExecutionError as error:
+                print(f"notebooks/{name}.ipynb: cell {error.exec_count} failed: {error.ename}: "
+                      f"{error.evalue}", file=sys.stderr)
+                return 1
+            reset(kernel)
+            print(f"{name}: {time.monotonic() - started:.1f} s")
+    finally:
+        kernel.shutdown_kernel(now=True)
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        sys.exit("usage: python -m journalbench.report.notebooks CAMPAIGN ROOT NAME...")
+    sys.exit(run(sys.argv[1], Path(sys.argv[2]), sys.argv[3:]))

@@ -1,0 +1,305 @@
+"""Figure builders shared by the notebooks. Every figure names the host it was measured on,
+and its arms as views.arm_label does (a VM under TCG says so), the VM first. Runs on
+different device profiles are drawn in panels side by side (views.panels), each with its own
+y scale where the quantity's scale follows the device (MB/s), the same arms at the same places
+and colours in every panel, and one legend."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from io import BytesIO
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from journalbench.judge import stats
+from journalbench.report.views import arm_order, labelled_arms, panels
+
+sns.set_theme(style="whitegrid", context="notebook")
+PNG_DPI = 130
+TITLE_CHARS_PER_IN = 13  # characters of a 10-pt title per inch of figure
+TICK_CHAR_IN = 0.09  # width of a tick label's character at seaborn's notebook context, inches
+# figures are drawn at the PNG's resolution: laying one out (tight_layout) and saving it then
+# measure every text with the same renderer, once
+plt.rcParams["figure.dpi"] = PNG_DPI
+
+
+def arms_in(frame: pd.DataFrame) -> list[str]:
+    return arm_order(frame["arm"])
+
+
+def levels(frame: pd.DataFrame, column: str) -> list[str]:
+    """The values of `column` in the order seaborn would draw them for the whole frame, so every
+    panel puts them at the same places."""
+    values = frame[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):  # in order, those present only
+        return list(values.cat.remove_unused_categories().cat.categories)
+    return list(dict.fromkeys(values.dropna()))
+
+
+def titled(fig: plt.Figure, title: str, host: str) -> plt.Figure:
+    # wrapped to the figure's width: a long host line (several kernels, a TCG note) would
+    # otherwise widen the saved image and shrink the plot within it
+    width = int(fig.get_figwidth() * TITLE_CHARS_PER_IN)
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in (title, host)), fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def crowded(ax: plt.Axes, labels: list[str]) -> bool:
+    """Would two neighbouring tick labels overlap (each is centred in an equal slot of the
+    axes' width)?"""
+    slot = ax.get_position().width * ax.figure.get_figwidth() / max(len(labels), 1)
+    widths = [(len(str(label)) + 1) * TICK_CHAR_IN for label in labels]
+    return any((a + b) / 2 > slot for a, b in zip(widths, widths[1:], strict=False))
+
+
+def panel_axes(groups: list[tuple[str | None, pd.DataFrame]], width: float,
+               height: float) -> tuple[plt.Figure, list[plt.Axes]]:
+    """A row of axes, one per group (a figure `width` wide for one), titled with the group's
+    title; y scales are not shared (MB/s on the emulated HDD is a fraction of the fast disk's)."""
+    n = len(groups)
+    fig, axes = plt.subplots(1, n, figsize=(width if n == 1 else 0.7 * width * n, height),
+                             squeeze=False)
+    for ax, (title, _) in zip(axes[0], groups, strict=True):
+        if title:
+            ax.set_title(title, fontsize=9)
+    return fig, list(axes[0])
+
+
+def one_legend(axes: list[plt.Axes]) -> None:
+    """The last panel's legend, outside at the right; every panel draws the same hue order, so
+    the others' legends repeat it."""
+    for ax in axes[:-1]:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if axes[-1].get_legend() is not None:
+        sns.move_legend(axes[-1], "upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
+                        title_fontsize=9)
+
+
+def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
+         ylabel: str, order: list[str] | None = None) -> plt.Figure:
+    """Median over repetitions with its 95% bootstrap CI, per x and hue; a panel per device
+    profile. The intervals are the tables' own (stats.condition_medians), not seaborn's."""
+    if "arm" in (x, hue):
+        frame = labelled_arms(frame)
+    order = [str(v) for v in order or levels(frame, x)]
+    hue_order = arms_in(frame) if hue == "arm" else [str(v) for v in levels(frame, hue)]
+    groups = panels(frame)
+    fig, axes = panel_axes(groups, 8, 4)
+    for ax, (_, rows) in zip(axes, groups, strict=True):
+        rows = rows.assign(**{x: rows[x].astype(str), hue: rows[hue].astype(str)})
+        table = stats.condition_medians(rows, [x, hue], y)
+        grouped_bars(ax, table, x, hue, order, hue_order)
+        ax.set_xlabel(x)
+        ax.set_ylabel(ylabel)
+        if crowded(ax, order):
+            slanted(ax)
+    one_legend(axes)
+    return titled(fig, title, host)
+
+
+def slanted(ax: plt.Axes) -> None:
+    ax.tick_params(axis="x", labelrotation=20)
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
+
+
+def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: list[str],
+                 hue_order: list[str]) -> None:
+    """Bars of `median` with `low`-`high` error bars, hue levels side by side within each x;
+    a legend only when a bar was drawn (a campaign may lack a figure's runs)."""
+    width = 0.8 / max(len(hue_order), 1)
+    colours = sns.color_palette(n_colors=max(len(hue_order), 1))
+    for i, (level, colour) in enumerate(zip(hue_order, colours, strict=False)):
+        rows = table[table[hue] == level].set_index(x).reindex(order)
+        present = rows["median"].notna().to_numpy()
+        if not present.any():
+            continue
+        where = (np.arange(len(order)) - 0.4 + width * (i + 0.5))[present]
+        rows = rows[present]
+        ax.bar(where, rows["median"], width, color=colour, label=level)
+        spread = [(rows["median"] - rows["low"]).fillna(0),
+                  (rows["high"] - rows["median"]).fillna(0)]
+        ax.errorbar(where, rows["median"], yerr=spread, fmt="none", ecolor="0.26", elinewidth=2.2)
+    ax.set_xticks(np.arange(len(order)), order)
+    if ax.patches:  # the bars drawn
+        ax.legend(title=hue)
+
+
+@contextmanager
+def fixed_jitter(seed: int = 0) -> Iterator[None]:
+    """Seaborn jitters dots with NumPy's global generator: seeded here, a figure comes out the
+    same in every reproduction (and the notebook's own random state is left as it was)."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
+           column: str = "achieved_share", slant: bool = False) -> plt.Figure:
+    """Each run's share (dots) per condition, with the share the weights promise; a panel per
+    device profile (all on the same 0-1 scale)."""
+    frame = labelled_arms(frame)
+    arms = arms_in(frame)
+    groups = panels(frame)
+    fig, axes = panel_axes(groups, 7, 3.8)
+    for ax, (_, rows) in zip(axes, groups, strict=True):
+        with fixed_jitter():
+            sns.stripplot(data=rows, x=x, y=column, hue="arm" if x != "arm" else None,
+                          dodge=x != "arm", order=arms if x == "arm" else levels(frame, x),
+                          hue_order=arms if x != "arm" else None, size=7, ax=ax)
+        if target is not None:
+            ax.axhline(target, color="black", linestyle="--", linewidth=1,
+                       label=f"target {target}")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("share of the disk (bytes)")
+        if slant or crowded(ax, arms if x == "arm" else levels(frame, x)):
+            slanted(ax)
+    if target is not None:  # the legend gathers the arms' dots and the target line
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    one_legend(axes)
+    return titled(fig, title, host)
+
+
+def stack_order(parts: pd.DataFrame) -> list[str]:
+    """Tenants at the bottom in spec order (victim first), journal threads on top."""
+    return list(dict.fromkeys(parts.sort_values("kind", key=lambda k: k != "tenant",
+                                                kind="stable")["label"]))
+
+
+def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
+    """Stacked per-second disk shares of tenants (own I/O) and jbd2 threads; a panel per
+    `panel` value (views.example_shares: one example run per device profile), each source
+    in the same colour in every panel."""
+    if "panel" in parts.columns and not parts.empty:
+        groups = [(str(name), part) for name, part in parts.groupby("panel", sort=False)]
+    else:
+        groups = [(None, parts)]
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = {label: cycle[i % len(cycle)] for i, label in enumerate(stack_order(parts))}
+    fig, axes = panel_axes(groups, 8, 3.8)
+    for ax, (_, part) in zip(axes, groups, strict=True):
+        wide = part.pivot_table(index="t", columns="label", values="share",
+                                aggfunc="sum").fillna(0)
+        order = [label for label in stack_order(part) if label in wide.columns]
+        ax.stackplot(wide.index, wide[order].T.to_numpy(), labels=order,
+                     colors=[colours[label] for label in order], alpha=0.85)
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("share of the device's bytes")
+    # one legend of every source drawn in any panel (jbd2 thread names follow each device)
+    handles = {}
+    for ax in axes:
+        handles.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+    axes[-1].legend(list(handles.values()), list(handles), loc="upper left",
+                    bbox_to_anchor=(1.01, 1), fontsize=8)
+    return titled(fig, title, host)
+
+
+def check_line(ax: plt.Axes, xs: pd.Series, check: pd.DataFrame, number: object) -> str:
+    """One check's effects with their 95% intervals at `xs`, labelled with its number at the
+    last point; returns the line's colour."""
+    line = ax.errorbar(xs, check["effect"],
+                       yerr=[check["effect"] - check["low"], check["high"] - check["effect"]],
+                       marker="o", capsize=3, linewidth=1)
+    color = line[0].get_color()
+    ax.annotate(str(number), (xs.iloc[-1], check["effect"].iloc[-1]), xytext=(4, 0),
+                textcoords="offset points", fontsize=8, color=color, va="center")
+    return color
+
+
+def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Figure:
+    """Each ratio check's effect (95% interval) against the device's fsync cost, a panel per
+    claim, both axes logarithmic: 1 is no effect, the dotted lines the check's smallest effect
+    of interest either way; each line is labelled with its check's number in the rows
+    (device_class.effects)."""
+    claims = list(dict.fromkeys(effects["claim"]))
+    fig, axes = plt.subplots(1, max(len(claims), 1), figsize=(2.6 * max(len(claims), 1), 3.6),
+                             squeeze=False, sharey=True)
+    for ax, claim in zip(axes[0], claims, strict=False):
+        rows = effects[effects["claim"] == claim]
+        for number, check in rows.groupby("check", sort=True):
+            check = check.sort_values("fsync_ms")
+            color = check_line(ax, check["fsync_ms"], check, number)
+            interest = float(check["interest"].iloc[0])
+            for level in (interest, 1 / interest):
+                ax.axhline(level, color=color, linestyle=":", linewidth=0.8)
+        ax.axhline(1, color="black", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(claim, fontsize=10)
+        ax.set_xlabel("fsync alone (ms)")
+    axes[0][0].set_ylabel("effect (ratio)")
+    return titled(fig, title, host)
+
+
+def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str) -> plt.Figure:
+    """Each check's effect (95% interval) under each BFQ setting (column `x`, ordered: the
+    baseline first), a panel per claim on its own logarithmic y scale (a share check's effect
+    is a share, a ratio check's a ratio); each line is labelled with its check's number."""
+    claims = list(dict.fromkeys(effects["claim"]))
+    order = levels(effects, x)
+    fig, axes = plt.subplots(1, max(len(claims), 1), figsize=(3.2 * max(len(claims), 1), 4.2),
+                             squeeze=False)
+    for ax, claim in zip(axes[0], claims, strict=False):
+        rows = effects[effects["claim"] == claim]
+        for number, check in rows.groupby("check", sort=True):
+            check = check.assign(at=[order.index(v) for v in check[x]]).sort_values("at")
+            check_line(ax, check["at"], check, number)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(order)), order)
+        slanted(ax)
+        ax.set_title(claim, fontsize=10)
+    axes[0][0].set_ylabel("effect (share or ratio)")
+    return titled(fig, title, host)
+
+
+def save(fig: plt.Figure, figures: Path | str, name: str) -> list[Path]:
+    """Write the figure as PNG and PDF; return the paths. In a notebook the saved PNG is what
+    the cell shows: the inline backend would otherwise draw the figure a third time."""
+    figures = Path(figures)
+    figures.mkdir(parents=True, exist_ok=True)
+    paths = [figures / f"{name}.png", figures / f"{name}.pdf"]
+    # Laid out once for both files: "tight" (legends sit outside the axes), or any layout
+    # engine left on the figure (tight_layout leaves a placeholder), lays it out again for
+    # each file, a third of the notebooks' time.
+    dpi, engine = fig.get_dpi(), fig.get_layout_engine()
+    fig.set_dpi(PNG_DPI)  # the PNG's text extents: its box as "tight" would make it
+    fig.draw_without_rendering()
+    box = fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])
+    fig.set_dpi(dpi)
+    fig.set_layout_engine(None)
+    png = BytesIO()
+    # zlib's fastest level: lossless, files 4-10% larger, a quarter less time
+    try:
+        fig.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=box,
+                    pil_kwargs={"compress_level": 1})
+        # no creation date: the same figure is the same file in every reproduction
+        with plt.rc_context({"pdf.compression": 1}):
+            fig.savefig(paths[1], bbox_inches=box, metadata={"CreationDate": None})
+    finally:
+        fig.set_layout_engine(engine)
+    paths[0].write_bytes(png.getvalue())
+    show(fig, png.getvalue())
+    return paths
+
+
+def show(fig: plt.Figure, png: bytes) -> None:
+    """Display `png` in place of `fig` when running in a notebook's kernel."""
+    from IPython import get_ipython
+    from IPython.display import Image, display
+
+    if get_ipython() is None or "inline" not in plt.get_backend():
+        return
+    plt.close(fig)
+    display(Image(data=png, format="png"))

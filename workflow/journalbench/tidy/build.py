@@ -1,0 +1,257 @@
+"""`journalbench tidy RAW_DIR --out data/processed/`: run folders -> parquet tables.
+
+Every folder below RAW_DIR holding a spec.json is a run. Incomplete ones (manifest missing or
+not matching) and unusable ones (a file that does not parse) are listed on stderr, one line
+each, and in skipped.parquet; the others become rows of runs.parquet and samples.parquet.
+experiments.parquet says which experiment (and claims) of its campaign file every planned run
+belongs to (columns: data/SCHEMA.md).
+
+Incremental: the runs' rows are cached in OUT/cache/ (tidy/cache.py), each run's keyed by the
+sha256 of its MANIFEST.json (which pins every file of the run) and the parser version, so a
+re-run parses only new or changed run folders.
+
+Top-level imports are stdlib only: cli/main.py imports this module in the agent bundle too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.errors import ConfigError
+from journalbench.plan import experiments
+from journalbench.tidy import cache as rowcache
+
+# bump when a parser changes: every cached run is then parsed again (a change of the
+# columns does so by itself: they are part of the key)
+PARSER_VERSION = "8"
+CACHE = "cache"
+
+RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
+    ("repetition", "int64"), ("duration_s", "int64"), ("n_tenants", "int64"),
+    ("tenant", "string"), ("weight", "int64"), ("target_share", "float64"),
+    ("tool", "string"), ("preset", "string"), ("workload", "string"), ("bs", "string"),
+    ("beside", "string"),
+    ("prep", "string"), ("warmup_s", "int64"), ("window_start_s", "float64"),
+    ("window_end_s", "float64"),
+    ("tool_version", "string"), ("tool_runtime_s", "float64"),
+    ("throughput_mb_s", "float64"), ("iops", "float64"), ("ops_s", "float64"),
+    ("failed_ops", "int64"),
+    ("op_lat_mean_ms", "float64"), ("op_lat_p95_ms", "float64"), ("op_lat_p99_ms", "float64"),
+    ("aof_bytes", "int64"), ("aof_bytes_loaded", "int64"), ("load_s", "float64"),
+    ("qps", "float64"), ("client_threads", "int64"), ("client_location", "string"),
+    ("client_cpu_share", "float64"), ("server_cpu_share", "float64"),
+    ("db_fsyncs", "int64"), ("db_fsyncs_per_s", "float64"), ("db_log_fsyncs", "int64"),
+    ("db_setup_s", "float64"),
+    ("fsync_source", "string"), ("fsync_count", "int64"), ("fsync_per_s", "float64"),
+    ("fsync_lat_mean_ms", "float64"), ("fsync_lat_p50_ms", "float64"),
+    ("fsync_lat_p99_ms", "float64"),
+    ("cgroup_bytes", "int64"), ("own_bytes", "int64"), ("jbd2_bytes", "int64"),
+    ("disk_mb_s", "float64"),
+    ("achieved_share", "float64"), ("own_share", "float64"), ("jbd2_share", "float64"),
+    ("jbd2_charged_share", "float64"), ("shared_jbd2_share", "float64"),
+    ("own_requests", "int64"), ("jbd2_requests", "int64"), ("own_requests_share", "float64"),
+    ("jbd2_requests_share", "float64"), ("shared_jbd2_requests_share", "float64"),
+    ("own_time_s", "float64"), ("jbd2_time_s", "float64"), ("own_time_share", "float64"),
+    ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
+    ("achieved_time_share", "float64"), ("other_time_share", "float64"),
+    ("own_wait_ms", "float64"), ("jbd2_wait_ms", "float64"), ("shared_jbd2_wait_ms", "float64"),
+    ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
+    ("guest_disk_bytes", "int64"), ("guest_jbd2_bytes", "int64"),
+    ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
+    ("scheduler", "string"), ("device_kind", "string"),
+    ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
+    ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
+    ("device_profile", "string"), ("emulator_cpu_share", "float64"),
+    ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
+    ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
+    ("calibration_drift", "float64"),
+)
+SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
+    ("t", "float64"), ("dt", "float64"), ("kind", "string"), ("source", "string"),
+    ("tenant", "string"), ("cgroup", "string"),
+    ("read_bytes", "int64"), ("write_bytes", "int64"), ("bytes", "int64"), ("ios", "int64"),
+    ("own_bytes", "int64"), ("mb_s", "float64"), ("device_share", "float64"),
+    ("ops", "int64"),
+    ("requests", "int64"), ("own_requests", "int64"), ("time_s", "float64"),
+    ("own_time_s", "float64"), ("time_share", "float64"), ("wait_s", "float64"),
+)
+SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("folder", "string"), ("status", "string"), ("reason", "string"),
+)
+TABLES = {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS, "skipped": SKIPPED_COLUMNS,
+          "experiments": experiments.COLUMNS}
+
+
+@dataclass
+class Outcome:
+    parsed: list[Path] = field(default_factory=list)  # parsed this time (not from the cache)
+    cached: list[Path] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "tidy", help="turn complete run folders into parquet tables",
+        description="Read every complete run folder below RAW_DIR and write runs.parquet, "
+                    "samples.parquet, skipped.parquet and experiments.parquet "
+                    "(data/SCHEMA.md). Incomplete or unusable runs are listed on stderr, one "
+                    "line each.")
+    parser.add_argument("raw_dir", metavar="RAW_DIR", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("data/processed"),
+                        help="directory for the tables (default: data/processed)")
+    parser.add_argument("--campaign", metavar="FILE", type=Path, action="append", default=[],
+                        help="campaign file the runs' experiments come from (repeatable; "
+                             "default: workflow/campaigns/<campaign>.yaml)")
+    parser.add_argument("--also", nargs=3, metavar=("RAW_DIR", "OUT", "CAMPAIGN_FILE"),
+                        type=Path, action="append", default=[],
+                        help="one more campaign to tidy in the same process (repeatable)")
+    parser.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
+                                    *((raw, out, [file]) for raw, out, file in args.also)]:
+        outcome = tidy(raw_dir, out, campaigns)
+        print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
+              f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
+              f"{outcome.rows['samples']} sample rows -> {out}", file=sys.stderr)
+    return 0
+
+
+def run_folders(raw_dir: Path) -> list[Path]:
+    if not raw_dir.is_dir():
+        raise ConfigError(f"{raw_dir}: no such directory")
+    # the cache may live below RAW_DIR's parent but never holds a spec.json
+    return sorted(spec.parent for spec in raw_dir.rglob(runfolder.SPEC))
+
+
+def cache_key(folder: Path) -> str:
+    digest = hashlib.sha256((folder / runfolder.MANIFEST).read_bytes())
+    digest.update(PARSER_VERSION.encode())
+    digest.update(repr((RUNS_COLUMNS, SAMPLES_COLUMNS)).encode())
+    return digest.hexdigest()[:24]
+
+
+def parse_cached(folder: Path, key: str, raw_dir: Path, cache: rowcache.Cache,
+                 outcome: Outcome) -> tuple:
+    """The run's (campaign, host, run_id), its rows kept in `cache`: the cached ones when its
+    manifest is unchanged, else parsed now. A run that does not parse is cached too (its
+    one-line reason): the manifest pins every byte of it, so parsing it again could only fail
+    again."""
+    from journalbench.formats import ParseError
+    from journalbench.tidy.rows import parse_run
+
+    name = str(folder.relative_to(raw_dir))
+    reason = cache.reason(key)
+    if reason is not None:
+        outcome.cached.append(folder)
+        cache.failed(key, reason)
+        raise ParseError(reason)
+    ids = cache.ids_of(key, name)
+    if ids is not None:
+        outcome.cached.append(folder)
+        return ids
+    outcome.parsed.append(folder)
+    try:
+        runs, samples = parse_run(folder)
+    except ConfigError as error:  # ParseError included
+        cache.failed(key, str(error))
+        raise
+    return cache.add(key, name, {"runs": runs, "samples": samples})
+
+
+def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
+    outcome.skipped.append({"folder": str(folder), "status": status, "reason": reason})
+    print(f"tidy: {status} run skipped: {reason}", file=sys.stderr)
+
+
+def write(table: Any, target: Path) -> None:
+    """Write a parquet file atomically."""
+    import pyarrow.parquet as pq
+
+    tmp = target.with_suffix(".tmp")
+    pq.write_table(table, tmp)
+    tmp.rename(target)
+
+
+def campaign_files(names: set[str], given: list[Path]) -> dict[str, Path]:
+    """Campaign name -> its file: the files given, else workflow/campaigns/<name>.yaml."""
+    from journalbench.plan.campaign import campaign_path, load_campaign
+
+    files = {load_campaign(str(path))["name"]: path for path in given}
+    for name in sorted(names - set(files)):
+        path = campaign_path(name)
+        if path.is_file():
+            files[name] = path
+        else:
+            print(f"tidy: no campaign file {path}: the runs of campaign {name} belong to no "
+                  "experiment (give it with --campaign FILE)", file=sys.stderr)
+    return files
+
+
+def experiment_table(runs: Any, given: list[Path]) -> Any:
+    """The experiments table of the runs' campaigns (and of the campaigns given)."""
+    names = {name for name in runs.column("campaign").to_pylist() if name is not None}
+    files = campaign_files(names, given)
+    rows = []
+    for name, path in files.items():
+        rows += experiments.campaign_rows(name, path)
+    planned = {(row["campaign"], row["run_id"]) for row in rows}
+    ids = zip(runs.column("campaign").to_pylist(), runs.column("run_id").to_pylist(),
+              strict=True)
+    stray = {key for key in ids if key[0] in files and key not in planned}
+    if stray:
+        print(f"tidy: {len(stray)} run(s) in no experiment of their campaign file (the file "
+              f"changed after they ran?), e.g. {sorted(stray)[0][1]}", file=sys.stderr)
+    return rowcache.to_table(rows, experiments.COLUMNS)
+
+
+def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outcome:
+    """Write OUT/runs.parquet, OUT/samples.parquet, OUT/skipped.parquet and
+    OUT/experiments.parquet from RAW_DIR (experiments from the `campaigns` files, else from
+    workflow/campaigns/<name>.yaml)."""
+    raw_dir, out = raw_dir.resolve(), out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    cache = rowcache.Cache(out / CACHE, {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS})
+    outcome = Outcome()
+    order: list[str] = []  # the keys of the runs in the tables, in folder order
+    seen: dict[tuple, Path] = {}
+    for folder in run_folders(raw_dir):
+        if folder.is_relative_to(cache.folder):
+            continue
+        problems = runfolder.manifest_problems(folder)
+        if problems:
+            skip(outcome, folder, "incomplete", problems[0])
+            continue
+        key = cache_key(folder)
+        try:
+            ids = parse_cached(folder, key, raw_dir, cache, outcome)
+        except ConfigError as error:  # ParseError included
+            skip(outcome, folder, "unusable", str(error))
+            continue
+        if ids in seen:
+            skip(outcome, folder, "duplicate", f"{folder}: same run as {seen[ids]}")
+            continue
+        seen[ids] = folder
+        order.append(key)
+    kept = cache.save()
+    run_table = rowcache.in_order(kept["runs"], order)
+    tables = {
+        "runs": run_table,
+        "samples": rowcache.in_order(kept["samples"], order),
+        "skipped": rowcache.to_table(outcome.skipped, SKIPPED_COLUMNS),
+        "experiments": experiment_table(run_table, campaigns or []),
+    }
+    for name, table in tables.items():
+        write(table, out / f"{name}.parquet")
+        outcome.rows[name] = table.num_rows
+    return outcome
