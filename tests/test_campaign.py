@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from journalbench import runfolder, window
+from journalbench.control import progress
 from journalbench.control.dispatch import land
+from journalbench.control.hosts import load_hosts
 from journalbench.errors import AgentError, ConfigError
 from journalbench.plan import campaign
 
@@ -38,7 +40,7 @@ experiments:
 
 def test_shipped_campaigns_expand(repo):
     for name in ("smoke", "quick", "thesis"):
-        runs = campaign.plan(name, campaign.load_hosts(str(repo / HOST)))
+        runs = campaign.plan(name, load_hosts(str(repo / HOST)))
         assert runs and len({r.run_id for r in runs}) == len(runs)
 
 
@@ -51,7 +53,7 @@ def test_every_campaign_that_tests_claims_cites_its_power_figure(repo):
 
 def test_matrix_expands_repetition_major_with_stable_ids(tmp_path, repo):
     path = write(tmp_path, BASE)
-    hosts = campaign.load_hosts(str(repo / HOST))
+    hosts = load_hosts(str(repo / HOST))
     runs = campaign.plan(path, hosts)
     assert len(runs) == 2 * 2 * 2
     assert [r.spec["repetition"] for r in runs] == [1] * 4 + [2] * 4
@@ -64,7 +66,7 @@ def test_matrix_expands_repetition_major_with_stable_ids(tmp_path, repo):
 
 def test_identical_specs_of_two_experiments_are_one_run(tmp_path, repo):
     doubled = BASE + BASE.split("experiments:\n")[1].replace("id: pair", "id: again")
-    runs = campaign.plan(write(tmp_path, doubled), campaign.load_hosts(str(repo / HOST)))
+    runs = campaign.plan(write(tmp_path, doubled), load_hosts(str(repo / HOST)))
     assert len(runs) == 8
 
 
@@ -76,7 +78,7 @@ def test_a_claim_alone_plans_the_experiments_that_test_it(tmp_path, repo):
     tenants:
       - {name: victim, weight: 700, workload: {tool: fio, preset: low-fsync}}
 """
-    path, hosts = write(tmp_path, more), campaign.load_hosts(str(repo / HOST))
+    path, hosts = write(tmp_path, more), load_hosts(str(repo / HOST))
     everything = campaign.plan(path, hosts)
     alone = campaign.plan(path, hosts, "C10")
     assert len(alone) == 2 and len(everything) == 10
@@ -95,7 +97,7 @@ def test_an_experiment_may_repeat_more_than_the_campaign(tmp_path, repo):
     tenants:
       - {name: victim, weight: 700, workload: {tool: fio, preset: high-fsync}}
 """
-    runs = campaign.plan(write(tmp_path, more), campaign.load_hosts(str(repo / HOST)))
+    runs = campaign.plan(write(tmp_path, more), load_hosts(str(repo / HOST)))
     alone = [r.spec["repetition"] for r in runs if len(r.spec["tenants"]) == 1]
     pairs = [r.spec["repetition"] for r in runs if len(r.spec["tenants"]) == 2]
     assert alone == [1, 2, 3, 4] and sorted(pairs) == [1] * 4 + [2] * 4
@@ -108,7 +110,7 @@ def test_an_experiment_sets_bfq_from_its_vary_values(tmp_path, repo):
             .replace("    vary: {n: [no-fsync, high-fsync]}",
                      "    vary: {n: [no-fsync, high-fsync], sg: [0, 1]}\n"
                      "    bfq: {strict_guarantees: \"{sg}\"}"))
-    runs = campaign.plan(write(tmp_path, text), campaign.load_hosts(str(repo / HOST)))
+    runs = campaign.plan(write(tmp_path, text), load_hosts(str(repo / HOST)))
     assert len(runs) == 2 * 2 * 2 * 2 and len({r.run_id for r in runs}) == len(runs)
     assert {json.dumps(r.spec["bfq"], sort_keys=True) for r in runs} == {
         '{"slice_idle": 0, "strict_guarantees": 0}', '{"slice_idle": 0, "strict_guarantees": 1}'}
@@ -128,12 +130,12 @@ def test_bad_campaign_names_file_and_field(tmp_path, change, field):
 def test_bad_substituted_value_names_the_experiment(tmp_path, repo):
     path = write(tmp_path, BASE.replace("[no-fsync, high-fsync]", "[no-fsync, turbo]"))
     with pytest.raises(ConfigError, match=r"experiment pair.*tenants.1.workload"):
-        campaign.plan(path, campaign.load_hosts(str(repo / HOST)))
+        campaign.plan(path, load_hosts(str(repo / HOST)))
 
 
 def test_duplicate_host_names_are_refused(repo):
     with pytest.raises(ConfigError, match="unique"):
-        campaign.load_hosts(f"{repo / HOST},{repo / HOST}")
+        load_hosts(f"{repo / HOST},{repo / HOST}")
 
 
 def complete_folder(path: Path) -> Path:
@@ -164,18 +166,18 @@ def test_land_refuses_an_unverified_run_and_never_overwrites(tmp_path):
 
 
 def test_eta_uses_measured_overheads(tmp_path, repo):
-    runs = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))
+    runs = campaign.plan("smoke", load_hosts(str(repo / HOST)))
     folder = tmp_path / "done"
     folder.mkdir()
     (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": 9, "workload_s": 5}}))
     # each run: its warm-up (the default 2 s) + 5 s measured + the 4 s of overhead
-    assert campaign.eta_seconds(runs[:2], [folder]) == pytest.approx(2 * (2 + 5 + 4))
+    assert progress.eta_seconds(runs[:2], [folder]) == pytest.approx(2 * (2 + 5 + 4))
 
 
 def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
-    runs = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))
-    slow, other = runs[0], next(r for r in runs if campaign.run_class(r.spec)
-                                != campaign.run_class(runs[0].spec))
+    runs = campaign.plan("smoke", load_hosts(str(repo / HOST)))
+    slow, other = runs[0], next(r for r in runs if progress.run_class(r.spec)
+                                != progress.run_class(runs[0].spec))
     length = window.warmup_of(slow.spec) + slow.spec["duration_s"]
     # a run of slow's class that took 60 s beyond its length; one without a spec, 2 s
     for name, spec, total in (("same", slow.spec, length + 60), ("bare", None, 7)):
@@ -186,25 +188,25 @@ def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
         (folder / runfolder.HOST).write_text(
             json.dumps({"timing": {"total_s": total, "workload_s": 5}}))
     folders = [tmp_path / "same", tmp_path / "bare"]
-    assert campaign.eta_seconds([slow], [], folders) == pytest.approx(length + 60)
+    assert progress.eta_seconds([slow], [], folders) == pytest.approx(length + 60)
     # a class no run measured: the mean over all runs
-    assert campaign.eta_seconds([other], [], folders) == pytest.approx(
+    assert progress.eta_seconds([other], [], folders) == pytest.approx(
         window.warmup_of(other.spec) + other.spec["duration_s"] + 31)
     # the campaign's own runs of the class come first (the code may have changed since)
-    assert campaign.eta_seconds([slow], [tmp_path / "bare"], folders) == pytest.approx(
+    assert progress.eta_seconds([slow], [tmp_path / "bare"], folders) == pytest.approx(
         length + 60)
     own = tmp_path / "own"
     own.mkdir()
     (own / runfolder.SPEC).write_text(json.dumps(slow.spec))
     (own / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": length + 4,
                                                              "workload_s": 5}}))
-    assert campaign.eta_seconds([slow], [own], folders) == pytest.approx(length + 4)
+    assert progress.eta_seconds([slow], [own], folders) == pytest.approx(length + 4)
 
 
 def test_status_plans_a_campaign_on_another_device(tmp_path, repo):
     from journalbench.control import dispatch
 
-    [run] = campaign.plan("smoke", campaign.load_hosts(str(repo / HOST)))[:1]
+    [run] = campaign.plan("smoke", load_hosts(str(repo / HOST)))[:1]
     length = window.warmup_of(run.spec) + run.spec["duration_s"]
     # a landed run of the same kind on hdd, of another campaign, took 30 s beyond its length
     folder = tmp_path / "other" / run.host / "x"

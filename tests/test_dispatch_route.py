@@ -16,6 +16,7 @@ from conftest import system_residue
 from journalbench import runfolder
 from journalbench.cli import main as cli
 from journalbench.control import runremote
+from journalbench.control.hosts import load_hosts
 from journalbench.control.transport import Transport
 from journalbench.errors import AgentError
 from journalbench.plan import campaign
@@ -76,7 +77,7 @@ def trace(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 
 def dispatch_run(campaign_file: Path, hosts: str, host: str, raw: Path) -> Path:
-    runs = [r for r in campaign.plan(str(campaign_file), campaign.load_hosts(hosts))
+    runs = [r for r in campaign.plan(str(campaign_file), load_hosts(hosts))
             if r.host == host]
     assert len(runs) == 1
     args = ["dispatch", "--campaign", str(campaign_file), "--hosts", hosts, "--host", host,

@@ -13,6 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
+from journalbench.control import hosts as jb_hosts
 from journalbench.plan import campaign as jb_campaign
 from journalbench.errors import ConfigError
 
@@ -36,7 +37,7 @@ validate_config(config)
 
 # config campaign= is a name in workflow/campaigns/ or a campaign file; folders use its name.
 CAMPAIGN = jb_campaign.load_campaign(str(config["campaign"]))["name"]
-HOSTS = jb_campaign.load_hosts(str(config["hosts"]))
+HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
 PLAN = jb_campaign.plan(str(config["campaign"]), HOSTS, str(config.get("claims", "")))
 MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}

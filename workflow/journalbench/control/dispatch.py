@@ -21,9 +21,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from journalbench import runfolder
+from journalbench.control.hosts import load_hosts
+from journalbench.control.progress import eta_seconds
 from journalbench.control.runremote import run_remote
 from journalbench.errors import AgentError
-from journalbench.plan.campaign import PlannedRun, eta_seconds, load_hosts, missing, plan
+from journalbench.plan.campaign import PlannedRun, missing, plan
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench.errors import ConfigError
-from journalbench.plan.schemas import load_validated
+from journalbench.plan.schemas import load_validated, read_document
 
 HOSTS_DIR = Path(__file__).resolve().parents[3] / "hosts"
 DEFAULT_STATE_DIR = "/var/lib/journalbench"
@@ -57,3 +57,23 @@ def load_host(name_or_path: str) -> dict[str, Any]:
         host["device"].setdefault("size_gb", DEFAULT_IMAGE_GB)
     host["_file"] = str(path)
     return host
+
+
+def load_hosts(spec: str) -> list[dict[str, Any]]:
+    """Hosts from a comma-separated list of host files/names, or an inventory file that
+    lists host files under `hosts:` (paths relative to the inventory)."""
+    hosts = []
+    for item in [s for s in spec.split(",") if s]:
+        path = Path(item)
+        document = read_document(path) if path.suffix in (".yaml", ".yml") else None
+        if isinstance(document, dict) and "hosts" in document and "name" not in document:
+            for entry in document["hosts"]:
+                hosts.append(load_host(str(path.parent / entry)))
+        else:
+            hosts.append(load_host(item))
+    names = [h["name"] for h in hosts]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"hosts {spec}: host names must be unique, got {names}")
+    if not hosts:
+        raise ConfigError("hosts: no host given")
+    return hosts

@@ -8,16 +8,14 @@ drift of the device over a long campaign spreads over all conditions instead of 
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, window
 from journalbench.agent.workloads import fio
-from journalbench.control.hosts import load_host
 from journalbench.errors import ConfigError
-from journalbench.plan.schemas import load_validated, read_document, validate
+from journalbench.plan.schemas import load_validated, validate
 
 CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -155,26 +153,6 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
     return list(specs.values())
 
 
-def load_hosts(spec: str) -> list[dict[str, Any]]:
-    """Hosts from a comma-separated list of host files/names, or an inventory file that
-    lists host files under `hosts:` (paths relative to the inventory)."""
-    hosts = []
-    for item in [s for s in spec.split(",") if s]:
-        path = Path(item)
-        document = read_document(path) if path.suffix in (".yaml", ".yml") else None
-        if isinstance(document, dict) and "hosts" in document and "name" not in document:
-            for entry in document["hosts"]:
-                hosts.append(load_host(str(path.parent / entry)))
-        else:
-            hosts.append(load_host(item))
-    names = [h["name"] for h in hosts]
-    if len(set(names)) != len(names):
-        raise ConfigError(f"hosts {spec}: host names must be unique, got {names}")
-    if not hosts:
-        raise ConfigError("hosts: no host given")
-    return hosts
-
-
 def only_claims(campaign: dict[str, Any], claims: str) -> dict[str, Any]:
     """The campaign cut to the experiments that test one of `claims` ("C8,C9"): what re-runs
     a claim's experiments alone. Runs keep their ids (a run id hashes the spec only)."""
@@ -203,50 +181,3 @@ def plan(campaign_name: str, hosts: list[dict[str, Any]], claims: str = "") -> l
 
 def missing(runs: list[PlannedRun], raw: Path) -> list[PlannedRun]:
     return [r for r in runs if not runfolder.is_complete(r.folder(raw))]
-
-
-def run_class(spec: dict[str, Any]) -> tuple[Any, ...]:
-    """What a run's set-up and teardown cost depends on: its arm, its device and what its
-    tenants run (a VM's Redis loads its records through a tunnel; a buffered writer's dirty
-    file is synced at the end)."""
-    work = sorted((t["workload"]["tool"], t["workload"].get("preset", "")) for t in spec["tenants"])
-    return (spec["arm"], spec.get("device"), tuple(work))
-
-
-def overheads(folders: list[Path]) -> dict[tuple[Any, ...] | None, list[float]]:
-    """Seconds finished runs took beyond their warm-up and measured seconds (set-up, teardown,
-    the workloads' own start and stop), by run class (None: every run)."""
-    found: dict[tuple[Any, ...] | None, list[float]] = {None: []}
-    for folder in folders:
-        try:
-            timing = json.loads((folder / runfolder.HOST).read_text())["timing"]
-            total = float(timing["total_s"])
-            seconds = total - float(timing["workload_s"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        try:
-            spec = json.loads((folder / runfolder.SPEC).read_text())
-            key = run_class(spec)
-            seconds = total - window.warmup_of(spec) - float(spec["duration_s"])
-        except (OSError, ValueError, KeyError, TypeError):
-            key = None
-        found[None].append(seconds)
-        if key is not None:
-            found.setdefault(key, []).append(seconds)
-    return found
-
-
-def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path],
-                other_folders: list[Path] = ()) -> float:
-    """Remaining time from the run lengths plus the overhead finished runs of the same class
-    had: this campaign's, else other campaigns' on the same host (code may have changed
-    since), else the mean of this campaign's runs, of the others', or 10 s."""
-    sources = [overheads(done_folders), overheads(list(other_folders))]
-    means = [sum(found[None]) / len(found[None]) for found in sources if found[None]]
-    total = 0.0
-    for run in runs_left:
-        key = run_class(run.spec)
-        same = next((found[key] for found in sources if found.get(key)), None)
-        overhead = sum(same) / len(same) if same else (means[0] if means else 10.0)
-        total += window.warmup_of(run.spec) + run.spec["duration_s"] + overhead
-    return total
