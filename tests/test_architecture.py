@@ -130,3 +130,31 @@ def test_the_checks_can_fail() -> None:
     assert folder("journalbench.judge.claims.fio") == "judge"
     assert folder("journalbench.vocabulary") == "" and folder("journalbench") == ""
     assert ["a", "b"] in components({"a": {"b"}, "b": {"a"}, "c": set()})
+
+
+# The pipeline's machinery: what every tool passes through. A tool's knowledge lives in its own
+# modules (agent/workloads/<tool>.py, formats/, tidy/parse/<tool>.py, judge/claims/<tool>.py,
+# its notebook), so adding a tool touches none of these.
+MACHINERY = ["plan", "control", "cli", "tidy", "report/notebooks.py", "report/kernel.py",
+             "judge/selection.py", "judge/stats.py", "judge/starved.py", "runfolder.py",
+             "window.py"]
+TOOL_NAMES = {"fio", "mariadb", "redis", "sysbench", "ycsb", "mysql"}
+
+
+def machinery_files() -> list[Path]:
+    found = []
+    for place in MACHINERY:
+        path = PACKAGE / place
+        found += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    # each tool's own module in tidy/parse/ is that tool's
+    return [p for p in found if not (p.parent.name == "parse" and p.stem in TOOL_NAMES)]
+
+
+@pytest.mark.parametrize("path", machinery_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_machinery_names_no_tool(path: Path) -> None:
+    """No string in the pipeline's machinery is a tool's name: it asks the tools' registries
+    (tidy/parse/, agent/registry.py) and the notebooks' own metadata instead."""
+    named = [(node.lineno, node.value) for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and node.value in TOOL_NAMES]
+    assert not named, f"{path.relative_to(PACKAGE)} names {named}"

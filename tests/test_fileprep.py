@@ -200,11 +200,16 @@ def sample(t: float) -> Sample:
     return Sample(t, 1.0, "device", "loop0", 0, 0, 0, 0, None, None, None, None, "/dev/loop0")
 
 
+def span_of(folder: Path, samples: list) -> tuple[float, float]:
+    path = folder / runfolder.HOST
+    return measured_span(path, json.loads(path.read_text()), samples)
+
+
 def test_measured_span_of_old_and_new_runs(tmp_path: Path) -> None:
     (tmp_path / runfolder.HOST).write_text(json.dumps({"timing": {}}))
-    assert measured_span(tmp_path, [sample(1), sample(5.2)]) == (0.0, 5.2)  # before windows
+    assert span_of(tmp_path, [sample(1), sample(5.2)]) == (0.0, 5.2)  # before windows
     (tmp_path / runfolder.HOST).write_text(json.dumps({"window": window.window(0.1, 2, 5)}))
-    assert measured_span(tmp_path, [sample(1)]) == (2.1, 7.1)
+    assert span_of(tmp_path, [sample(1)]) == (2.1, 7.1)
 
 
 def test_only_a_buffered_fallocate_writer_stops_at_its_files_end() -> None:

@@ -13,8 +13,9 @@ from journalbench.agent.workloads import mariadb_calibrate, mariadb_server
 from journalbench.agent.workloads.mariadb import measured_script
 from journalbench.formats import ParseError
 from journalbench.formats.fsync import parse_fsync
-from journalbench.formats.mariadb import CPU_BOUND_SHARE, cpu_bound, parse_counters, parse_facts
+from journalbench.formats.mariadb import parse_counters, parse_facts
 from journalbench.formats.sysbench import parse_sysbench
+from journalbench.tidy.rows import CPU_BOUND_SHARE, cpu_bound
 
 COUNTERS = FIXTURES / "mariadb" / "counters-shared-journal-t2.txt"
 FACTS = FIXTURES / "mariadb" / "facts-shared-journal-t2.json"

@@ -134,7 +134,7 @@ def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() ->
     assert names == [*fio_only, "redis", "device-class"]
     assert notebooks.reads("quick", names) == ["fileprep", "quick-redis"]
     assert notebooks.reads("quick", fio_only[:1]) == []
-    assert set(notebooks.NOTEBOOKS) <= {p.stem for p in (REPO / "notebooks").glob("*.ipynb")}
+    assert set(notebooks.pipeline()) <= {p.stem for p in (REPO / "notebooks").glob("*.ipynb")}
 
 
 def test_parameters_put_figures_under_the_configured_campaign(tmp_path: Path) -> None:

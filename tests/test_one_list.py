@@ -147,3 +147,19 @@ def test_vocabulary_names_the_agents_parts() -> None:
     assert tuple(WORKLOADS) == vocabulary.TOOLS
     assert tuple(PROFILES) == vocabulary.PROFILES
     assert set(vocabulary.CONTAINER_ARMS) == set(vocabulary.ARMS) - {vocabulary.VM}
+
+
+def test_tidy_reads_every_tool_and_its_metrics_agree() -> None:
+    """Every tool a run spec may name has a module in tidy/parse/; a column two tools fill
+    has one type and one unit; each module holds what tidy/rows.py asks of it."""
+    from journalbench.tidy import parse
+
+    assert set(vocabulary.TOOLS) <= set(parse.TOOLS)
+    seen: dict[str, tuple[str, str]] = {}
+    for name, module in parse.TOOLS.items():
+        assert module.TOOL == name and module.FILES and module.METRICS
+        assert all(callable(getattr(module, f)) for f in ("load", "columns", "per_second"))
+        for metric in module.METRICS:
+            assert metric.dtype in ("string", "int64", "float64"), metric
+            kind = (metric.dtype, metric.unit)
+            assert seen.setdefault(metric.column, kind) == kind, metric

@@ -11,8 +11,10 @@ from fixtures.checks import FIXTURES, assert_names_file
 
 from journalbench import runfolder
 from journalbench.formats import ParseError
+from journalbench.formats.redis import parse_facts
 from journalbench.formats.ycsb import failed_operations, parse_ycsb, per_second
-from journalbench.tidy.rows import redis_cpu
+from journalbench.tidy.parse import fio as fio_columns
+from journalbench.tidy.parse.metric import CPU
 
 REPORT = FIXTURES / "ycsb" / "redis-insert-report.log"
 STATUS = FIXTURES / "ycsb" / "redis-insert-status.log"
@@ -82,17 +84,21 @@ def redis_facts(tmp_path: Path, cpu: object) -> Path:
     return tmp_path / runfolder.redis_file("kv")
 
 
+def redis_cpu(folder: Path, tenant: str) -> dict[str, float]:
+    return parse_facts(folder / runfolder.redis_file(tenant)).cpu_shares or {}
+
+
 def test_cpu_shares_of_client_and_server(tmp_path: Path) -> None:
     redis_facts(tmp_path, {"client_s": 12.0, "client_wall_s": 20.0, "server_s": 5.0,
                            "server_wall_s": 20.5})
-    shares = redis_cpu(tmp_path, "kv", "redis")
+    shares = redis_cpu(tmp_path, "kv")
     assert shares == pytest.approx({"client_cpu_share": 0.6, "server_cpu_share": 5 / 20.5})
-    assert redis_cpu(tmp_path, "kv", "fio") == {}
+    assert not set(CPU) & set(fio_columns.METRICS)  # a fio tenant has no client or server
 
 
 def test_a_run_from_before_the_cpu_was_recorded_has_no_shares(tmp_path: Path) -> None:
     redis_facts(tmp_path, None)
-    assert redis_cpu(tmp_path, "kv", "redis") == {}
+    assert redis_cpu(tmp_path, "kv") == {}
 
 
 @pytest.mark.parametrize("cpu, message", [
@@ -104,5 +110,5 @@ def test_a_run_from_before_the_cpu_was_recorded_has_no_shares(tmp_path: Path) ->
 def test_bad_cpu_facts_name_the_file(tmp_path: Path, cpu: object, message: str) -> None:
     path = redis_facts(tmp_path, cpu)
     with pytest.raises(ParseError) as error:
-        redis_cpu(tmp_path, "kv", "redis")
+        redis_cpu(tmp_path, "kv")
     assert message in assert_names_file(error, path)

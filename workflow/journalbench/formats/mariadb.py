@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
-from journalbench.formats import percentile_of_counts, problem, read_text
-from journalbench.formats.sysbench import parse_sysbench
+from journalbench.formats import problem, read_text
 
 HEADER = "journalbench-mariadb-counters 1"
 PHASES = ("before", "after")
@@ -155,68 +153,3 @@ def parse_facts(path: Path | str) -> dict[str, Any]:
     if not isinstance(setup, dict) or not isinstance(setup.get("total"), (int, float)):
         raise problem(path, "'setup_s.total' missing or not a number")
     return facts
-
-
-# -- the tidy columns of a mariadb tenant -------------------------------------------------------
-
-# A MariaDB tenant has one core (a container's cpuset, a guest's vCPU) for its server and its
-# client; a Redis tenant's client runs on the host, but it and the server take turns on one
-# request chain (one YCSB thread). Either way, when client and server together used this much
-# of a core over the measured phase, the CPU, not the disk, may have set the pace, and the run
-# is flagged (runs.cpu_bound) rather than read as I/O interference.
-CPU_BOUND_SHARE = 0.9
-DB_COLUMNS = ("qps", "client_threads", "client_location", "client_cpu_share",
-              "server_cpu_share", "db_fsyncs", "db_fsyncs_per_s", "db_log_fsyncs", "db_setup_s")
-
-
-def tool_columns(folder: Path, tenant: str) -> dict[str, Any]:
-    """sysbench's throughput and latency (percentiles from its histogram)."""
-    bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
-    if not bench.histogram:
-        raise problem(bench.path, "no latency histogram (the agent runs sysbench with "
-                                  "--histogram=on)")
-    return {"tool_version": f"sysbench {bench.version}", "tool_runtime_s": bench.total_time_s,
-            "ops_s": bench.tps, "failed_ops": bench.ignored_errors,
-            "op_lat_mean_ms": bench.lat_avg_ms,
-            "op_lat_p95_ms": percentile_of_counts(bench.histogram, 95),
-            "op_lat_p99_ms": percentile_of_counts(bench.histogram, 99),
-            "aof_bytes": None, "aof_bytes_loaded": None, "load_s": None}
-
-
-def db_columns(folder: Path, tenant: str, tool: str) -> dict[str, Any]:
-    """The database columns of a mariadb tenant; null for every other tool."""
-    if tool != "mariadb":
-        return dict.fromkeys(DB_COLUMNS)
-    bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
-    counters = parse_counters(folder / runfolder.mariadb_counters_file(tenant))
-    facts = parse_facts(folder / runfolder.mariadb_facts_file(tenant))
-    if facts["threads"] != bench.threads:
-        raise problem(bench.path, f"{bench.threads} threads, but "
-                                  f"{runfolder.mariadb_facts_file(tenant)} says {facts['threads']}")
-    return {"qps": bench.qps, "client_threads": bench.threads,
-            "client_location": facts["client_location"],
-            "client_cpu_share": counters.client_cpu_share,
-            "server_cpu_share": counters.server_cpu_share,
-            "db_fsyncs": counters.data_fsyncs,
-            "db_fsyncs_per_s": counters.data_fsyncs / counters.elapsed_s,
-            "db_log_fsyncs": counters.log_fsyncs,
-            "db_setup_s": float(facts["setup_s"]["total"])}
-
-
-def cpu_bound(row: dict[str, Any]) -> int | None:
-    """The row's cpu_bound: a VM's own flag (its vCPU), or a database tenant whose server and
-    client together used CPU_BOUND_SHARE of its core; null when neither was measured."""
-    flags = [row["cpu_bound"]] if row["cpu_bound"] is not None else []
-    if row["client_cpu_share"] is not None:
-        flags.append(int(row["client_cpu_share"] + row["server_cpu_share"] >= CPU_BOUND_SHARE))
-    return max(flags) if flags else None
-
-
-def per_second(folder: Path, tenant: str) -> list[tuple[float, float, int]]:
-    """(t, dt, transactions) of every --report-interval line (t since sysbench started)."""
-    rows, previous = [], 0.0
-    for interval in parse_sysbench(folder / runfolder.sysbench_file(tenant)).intervals:
-        dt = interval.t_s - previous
-        rows.append((interval.t_s, dt, round(interval.tps * dt)))
-        previous = interval.t_s
-    return rows

@@ -46,14 +46,6 @@ BASE_PRESETS = list(BASE_WORKLOADS)
 SAME_JOB = {"no-fsync": "seqwrite-64k"}
 
 
-# the database experiments' neighbours by rising fsync rate: Redis's buffered fio writers
-# (Sec 5.4), MySQL's other MariaDB and its direct ones
-REDIS_BESIDE = ["alone", "buffered-no-fsync", "buffered-low-fsync", "buffered-high-fsync"]
-
-
-MYSQL_BESIDE = ["alone", "mariadb", *BESIDE_ORDER[1:]]
-
-
 def victims(runs: pd.DataFrame) -> pd.DataFrame:
     """The 70% tenant's rows (every campaign names the tenant under study `victim`)."""
     return runs[runs["tenant"] == "victim"]
@@ -104,12 +96,6 @@ def by_beside(runs: pd.DataFrame, experiments: pd.DataFrame, claim: str) -> pd.D
     return ordered_beside(victims(runs_for(runs, experiments, claim=claim)), BESIDE_ORDER)
 
 
-def beside_rank(beside: str) -> tuple[int, str]:
-    """A sort key putting neighbours by rising fsync rate (the orders above), others last."""
-    known = list(dict.fromkeys([*MYSQL_BESIDE, *REDIS_BESIDE]))
-    return (known.index(beside) if beside in known else len(known), beside)
-
-
 def ordered_beside(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """The rows whose neighbour is in `order`, `beside` a categorical in that order (only the
     neighbours present, so a figure draws no empty slots)."""
@@ -158,24 +144,4 @@ def database_tenant(runs: pd.DataFrame, experiments: pd.DataFrame, tool: str) ->
     rows = rows[rows["tool"] == tool]
     return rows[(rows["beside"] != tool) | (rows["tenant"] == "victim")]
 
-
-def redis_runs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
-    """C21-C23: the Redis tenant alone and beside each buffered fio writer."""
-    return ordered_beside(database_tenant(runs, experiments, "redis"), REDIS_BESIDE)
-
-
-def mysql_runs(runs: pd.DataFrame, experiments: pd.DataFrame, share: float) -> pd.DataFrame:
-    """C5-C7, C11-C14, C16, C19: the MariaDB tenant whose weights promise it `share` (0.7 or
-    0.3; alone it holds 0.7's weight) alone, beside another MariaDB or beside a fio writer."""
-    rows = database_tenant(runs, experiments, "mariadb")
-    alone = rows["beside"] == "alone"
-    return ordered_beside(rows[alone | (rows["target_share"].round(2) == share)],
-                          MYSQL_BESIDE)
-
-
-def mysql_pairs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
-    """C5, C6, C20: both tenants of the runs of two MariaDB tenants."""
-    rows = runs_for(runs, experiments)
-    rows = rows[rows["tool"] == "mariadb"]
-    return rows[rows.groupby(["host", "run_id"])["tool"].transform("size") == 2]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, window
-from journalbench.agent.workloads import fio
+from journalbench.agent.registry import WORKLOADS
 from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated, validate
 
@@ -105,13 +105,13 @@ def conditions(experiment: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def planned_tenants(experiment: dict[str, Any], values: dict[str, Any]) -> list[dict[str, Any]]:
-    """The experiment's tenants with the vary values in, and each fio workload's file
-    preparation resolved (journalbench.agent.workloads.fio.planned)."""
+    """The experiment's tenants with the vary values in, and each workload as its tool plans it
+    (Workload.planned: fio settles its file preparation)."""
     tenants = substitute(experiment["tenants"], values)
     for tenant in tenants:
         workload = tenant.get("workload")
-        if isinstance(workload, dict) and workload.get("tool") == "fio":
-            tenant["workload"] = fio.planned(workload, experiment.get("prep"))
+        if isinstance(workload, dict) and workload.get("tool") in WORKLOADS:
+            tenant["workload"] = WORKLOADS[workload["tool"]].planned(workload, experiment)
     return tenants
 
 

@@ -11,60 +11,83 @@ campaign's parameters into ROOT/results/CAMPAIGN/notebooks/NAME.ipynb.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from journalbench.plan import campaign as campaigns
 
-NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes", "mysql", "redis",
-             "device-class", "bfq"]
-# A notebook whose runs the configured campaign may not have, what it needs of a campaign, and
-# the campaign that has it: the database notebooks a tool (quick's runs are all fio), the
-# device study several device profiles (thesis-hdd runs on `hdd` only), the BFQ study several
-# BFQ settings.
-OWN_SOURCE = {
-    "mysql": (lambda c: "mariadb" in campaigns.tools(c), "quick-mysql"),
-    "redis": (lambda c: "redis" in campaigns.tools(c), "quick-redis"),
-    "device-class": (lambda c: len(campaigns.devices(c)) > 1, "quick"),
-    "bfq": (lambda c: len(campaigns.bfq_settings(c)) > 1, "bfq"),
-}
-# campaigns a notebook reads beside its own: the fsync notebook shows fileprep's table
-BESIDE = {"fsync-interference": "fileprep"}
+NOTEBOOK_DIR = Path(__file__).resolve().parents[3] / "notebooks"
+# A notebook says in its own metadata, `journalbench`, that the pipeline runs it and what it
+# needs of a campaign's runs:
+#   order      its place in the pipeline's run (a notebook without it is not run)
+#   needs      {"tool": T} (a tenant runs T), {"devices": N} or {"bfq_settings": N} (at least
+#              N device profiles or BFQ settings)
+#   otherwise  the campaign that has them, drawn from when the configured one has not
+#   beside     campaigns it reads beside its own (the fsync notebook shows fileprep's table)
+
+
+def pipeline() -> list[str]:
+    """The notebooks the pipeline runs, in their declared order."""
+    ordered = [(declared(path.stem)["order"], path.stem) for path in NOTEBOOK_DIR.glob("*.ipynb")
+               if "order" in declared(path.stem)]
+    return [name for _, name in sorted(ordered)]
+
+
+@cache
+def declared(name: str, folder: Path = NOTEBOOK_DIR) -> dict[str, Any]:
+    """Notebook `name`'s `journalbench` metadata (none for a notebook not in `folder`)."""
+    path = folder / f"{name}.ipynb"
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text()).get("metadata", {}).get("journalbench", {})
+
+
+def has(campaign: str, needs: dict[str, Any]) -> bool:
+    facts = {"tool": campaigns.tools, "devices": campaigns.devices,
+             "bfq_settings": campaigns.bfq_settings}
+    for what, wanted in needs.items():
+        found = facts[what](campaign)
+        if not (wanted in found if what == "tool" else len(found) >= wanted):
+            return False
+    return True
 
 
 def source(name: str, campaign: str) -> str:
     """The campaign whose runs notebook `name` draws when `campaign` is the configured one."""
-    if name not in OWN_SOURCE:
+    own = declared(name)
+    if "otherwise" not in own or has(campaign, own.get("needs", {})):
         return campaign
-    has, own = OWN_SOURCE[name]
-    return campaign if has(campaign) else own
+    return own["otherwise"]
 
 
 def runnable(campaign: str, present: Iterable[str]) -> list[str]:
     """The notebooks the pipeline runs for `campaign`: those whose runs are there (`present`:
     the other campaigns with run folders in data/raw)."""
     there = {campaign, *present}
-    return [name for name in NOTEBOOKS if source(name, campaign) in there]
+    return [name for name in pipeline() if source(name, campaign) in there]
 
 
 def reads(campaign: str, names: Iterable[str]) -> list[str]:
     """The campaigns other than `campaign` whose tidy tables the notebooks `names` read."""
-    wanted = [*(source(n, campaign) for n in names), *(BESIDE[n] for n in names if n in BESIDE)]
+    wanted = [*(source(n, campaign) for n in names),
+              *(c for n in names for c in declared(n).get("beside", []))]
     return sorted({c for c in wanted if c != campaign})
 
 
 def parameters(campaign: str, root: Path, name: str | None = None) -> dict[str, str]:
     """Papermill's parameters: figures and tables go under the configured campaign; a
-    notebook of OWN_SOURCE may draw its runs from its own campaign (`source`)."""
+    notebook that names a campaign `otherwise` may draw its runs from it (`source`)."""
     data = campaign if name is None else source(name, campaign)
     given = {"campaign": campaign, "processed": str(root / "data" / "processed" / data),
              "raw": str(root / "data" / "raw" / data),
              "figures": str(root / "figures" / campaign),
              "results": str(root / "results" / campaign)}
-    return {**given, "source": data} if name in OWN_SOURCE else given
+    return {**given, "source": data} if name and "otherwise" in declared(name) else given
 
 
 # between two notebooks in the shared kernel: no figure and no variable of the last is left

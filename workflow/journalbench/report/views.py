@@ -12,17 +12,14 @@ from typing import Any
 import pandas as pd
 
 from journalbench.judge import stats
+from journalbench.judge.claims import beside_rank, mariadb, redis
 from journalbench.judge.selection import (
     base_alone,
     base_paired,
-    beside_rank,
     by_beside,
     by_prep,
     high_fsync_pair,
     io_size,
-    mysql_pairs,
-    mysql_runs,
-    redis_runs,
     sequential_writers,
     split,
     starvation_pair,
@@ -302,10 +299,10 @@ def figure_rows(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.D
         "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
         "c24-starvation": starvation_pair(runs, experiments),
         "fileprep-jbd2-share": by_prep(runs, experiments),
-        "mysql-at-70": mysql_runs(runs, experiments, 0.7),
-        "mysql-at-30": mysql_runs(runs, experiments, 0.3),
-        "mysql-pairs": mysql_pairs(runs, experiments),
-        "redis-by-neighbour": redis_runs(runs, experiments),
+        "mysql-at-70": mariadb.tenant_at(runs, experiments, 0.7),
+        "mysql-at-30": mariadb.tenant_at(runs, experiments, 0.3),
+        "mysql-pairs": mariadb.pair_rows(runs, experiments),
+        "redis-by-neighbour": redis.tenant_by_neighbour(runs, experiments),
     }
 
 

@@ -10,7 +10,8 @@ Incremental: the runs' rows are cached in OUT/cache/ (tidy/cache.py), each run's
 sha256 of its MANIFEST.json (which pins every file of the run) and the parser version, so a
 re-run parses only new or changed run folders.
 
-Top-level imports are stdlib only: cli/main.py imports this module in the agent bundle too.
+What a run folder holds is read by tidy/rows.py, each tool's files by its module in
+tidy/parse/.
 """
 
 from __future__ import annotations
@@ -26,53 +27,13 @@ from journalbench import runfolder
 from journalbench.errors import ConfigError
 from journalbench.plan import experiments
 from journalbench.tidy import cache as rowcache
+from journalbench.tidy.rows import RUNS_COLUMNS
 
 # bump when a parser changes: every cached run is then parsed again (a change of the
 # columns does so by itself: they are part of the key)
-PARSER_VERSION = "8"
+PARSER_VERSION = "9"
 CACHE = "cache"
 
-RUNS_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
-    ("repetition", "int64"), ("duration_s", "int64"), ("n_tenants", "int64"),
-    ("tenant", "string"), ("weight", "int64"), ("target_share", "float64"),
-    ("tool", "string"), ("preset", "string"), ("workload", "string"), ("bs", "string"),
-    ("beside", "string"),
-    ("prep", "string"), ("warmup_s", "int64"), ("window_start_s", "float64"),
-    ("window_end_s", "float64"),
-    ("tool_version", "string"), ("tool_runtime_s", "float64"),
-    ("throughput_mb_s", "float64"), ("iops", "float64"), ("ops_s", "float64"),
-    ("failed_ops", "int64"),
-    ("op_lat_mean_ms", "float64"), ("op_lat_p95_ms", "float64"), ("op_lat_p99_ms", "float64"),
-    ("aof_bytes", "int64"), ("aof_bytes_loaded", "int64"), ("load_s", "float64"),
-    ("qps", "float64"), ("client_threads", "int64"), ("client_location", "string"),
-    ("client_cpu_share", "float64"), ("server_cpu_share", "float64"),
-    ("db_fsyncs", "int64"), ("db_fsyncs_per_s", "float64"), ("db_log_fsyncs", "int64"),
-    ("db_setup_s", "float64"),
-    ("fsync_source", "string"), ("fsync_count", "int64"), ("fsync_per_s", "float64"),
-    ("fsync_lat_mean_ms", "float64"), ("fsync_lat_p50_ms", "float64"),
-    ("fsync_lat_p99_ms", "float64"),
-    ("cgroup_bytes", "int64"), ("own_bytes", "int64"), ("jbd2_bytes", "int64"),
-    ("disk_mb_s", "float64"),
-    ("achieved_share", "float64"), ("own_share", "float64"), ("jbd2_share", "float64"),
-    ("jbd2_charged_share", "float64"), ("shared_jbd2_share", "float64"),
-    ("own_requests", "int64"), ("jbd2_requests", "int64"), ("own_requests_share", "float64"),
-    ("jbd2_requests_share", "float64"), ("shared_jbd2_requests_share", "float64"),
-    ("own_time_s", "float64"), ("jbd2_time_s", "float64"), ("own_time_share", "float64"),
-    ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
-    ("achieved_time_share", "float64"), ("other_time_share", "float64"),
-    ("own_wait_ms", "float64"), ("jbd2_wait_ms", "float64"), ("shared_jbd2_wait_ms", "float64"),
-    ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
-    ("guest_disk_bytes", "int64"), ("guest_jbd2_bytes", "int64"),
-    ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
-    ("scheduler", "string"), ("device_kind", "string"),
-    ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
-    ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
-    ("device_profile", "string"), ("emulator_cpu_share", "float64"),
-    ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
-    ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
-    ("calibration_drift", "float64"),
-)
 SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
     ("t", "float64"), ("dt", "float64"), ("kind", "string"), ("source", "string"),

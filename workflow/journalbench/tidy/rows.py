@@ -17,24 +17,93 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, window
-from journalbench.agent.workloads import fio
-from journalbench.formats import ParseError, mariadb, problem
-from journalbench.formats.fio import parse_fio, summarise
+from journalbench.formats import ParseError, problem
 from journalbench.formats.fsync import parse_fsync
 from journalbench.formats.guest import parse_guest
 from journalbench.formats.samples import Sample, parse_samples
-from journalbench.formats.sysbench import parse_sysbench
-from journalbench.formats.ycsb import YcsbResult, failed_operations, parse_ycsb, per_second
 from journalbench.tidy import currencies
 from journalbench.tidy.currencies import same_cgroup
+from journalbench.tidy.parse import TOOLS, metrics
 from journalbench.vocabulary import VM
 
 MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
+# A database tenant has one core (a container's cpuset, a guest's vCPU) for its server and its
+# client; a Redis tenant's client runs on the host, but it and the server take turns on one
+# request chain (one YCSB thread). Either way, when client and server together used this much
+# of a core over the measured phase, the CPU, not the disk, may have set the pace, and the run
+# is flagged (runs.cpu_bound) rather than read as I/O interference.
+CPU_BOUND_SHARE = 0.9
+# the tunables a campaign sets to study BFQ (its starvation and isolation), in label order
+BFQ_LABELLED = ("strict_guarantees", "slice_idle_us", "low_latency")
+
+# The runs table (data/SCHEMA.md): the run and tenant, then each tool's metrics
+# (tidy/parse/), then the disk shares, the guest's own view and the host's facts.
+RUN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
+    ("repetition", "int64"), ("duration_s", "int64"), ("n_tenants", "int64"),
+    ("tenant", "string"), ("weight", "int64"), ("target_share", "float64"),
+    ("tool", "string"), ("preset", "string"), ("workload", "string"), ("beside", "string"),
+    ("warmup_s", "int64"), ("window_start_s", "float64"), ("window_end_s", "float64"),
+)
+TOOL_COLUMNS: tuple[tuple[str, str], ...] = tuple((m.column, m.dtype) for m in metrics())
+SHARE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("cgroup_bytes", "int64"), ("own_bytes", "int64"), ("jbd2_bytes", "int64"),
+    ("disk_mb_s", "float64"),
+    ("achieved_share", "float64"), ("own_share", "float64"), ("jbd2_share", "float64"),
+    ("jbd2_charged_share", "float64"), ("shared_jbd2_share", "float64"),
+    ("own_requests", "int64"), ("jbd2_requests", "int64"), ("own_requests_share", "float64"),
+    ("jbd2_requests_share", "float64"), ("shared_jbd2_requests_share", "float64"),
+    ("own_time_s", "float64"), ("jbd2_time_s", "float64"), ("own_time_share", "float64"),
+    ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
+    ("achieved_time_share", "float64"), ("other_time_share", "float64"),
+    ("own_wait_ms", "float64"), ("jbd2_wait_ms", "float64"), ("shared_jbd2_wait_ms", "float64"),
+)
+GUEST_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
+    ("guest_disk_bytes", "int64"), ("guest_jbd2_bytes", "int64"),
+)
+HOST_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
+    ("scheduler", "string"), ("device_kind", "string"),
+    ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
+    ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
+    ("device_profile", "string"), ("emulator_cpu_share", "float64"),
+    ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
+    ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
+    ("calibration_drift", "float64"),
+)
+RUNS_COLUMNS = (*RUN_COLUMNS, *TOOL_COLUMNS, *SHARE_COLUMNS, *GUEST_COLUMNS, *HOST_COLUMNS)
+NO_TOOL = dict.fromkeys(column for column, _ in TOOL_COLUMNS)
+FSYNC_COLUMNS = ("fsync_source", "fsync_count", "fsync_per_s", "fsync_lat_mean_ms",
+                 "fsync_lat_p50_ms", "fsync_lat_p99_ms")
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run folder's shared files, each read once: its spec, host.json and samples (those of
+    the measured window, `span` on the sampler's clock)."""
+
+    folder: Path
+    spec: dict[str, Any]
+    host: dict[str, Any]
+    samples: list[Sample]
+    span: tuple[float, float]
+
+    @property
+    def samples_path(self) -> Path:
+        return self.folder / runfolder.SAMPLES
+
+
+def load_run(folder: Path, spec: dict[str, Any], host: dict[str, Any]) -> Run:
+    samples = parse_samples(folder / runfolder.SAMPLES)
+    span = measured_span(folder / runfolder.HOST, host, samples)
+    return Run(folder, spec, host, [s for s in samples if window.inside(s.t, s.dt, *span)], span)
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -78,9 +147,8 @@ def need(data: dict[str, Any], dotted: str, path: Path, kinds: type | tuple[type
     return value
 
 
-def host_columns(folder: Path, arm: str) -> dict[str, Any]:
+def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]:
     path = folder / runfolder.HOST
-    host = read_json(path)
     if "virt_accel" not in host:
         raise problem(path, "no 'virt_accel' (null for containers, kvm/tcg for VMs)")
     accel = host["virt_accel"]
@@ -108,10 +176,6 @@ def bfq_label(host: dict[str, Any], path: Path) -> str:
     """The BFQ tunables a study may vary, as the run read them back: runs of two settings
     are never pooled (views.apart, the ledger's families)."""
     return " ".join(f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED)
-
-
-# the tunables a campaign sets to study BFQ (its starvation and isolation), in label order
-BFQ_LABELLED = ("strict_guarantees", "slice_idle_us", "low_latency")
 
 
 def device_columns(host: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -145,122 +209,47 @@ def workload_name(workload: dict[str, Any]) -> str:
     return workload.get("preset") or workload["tool"]
 
 
+def tenant_columns(run: Run, tenant: dict[str, Any]) -> tuple[dict[str, Any], list[tuple]]:
+    """The tenant's tool columns (every other tool's null) and its operations per second, from
+    its tool's module (tidy/parse/), each of its files read once; a traced fsync beside."""
+    workload = tenant["workload"]
+    module = TOOLS.get(workload["tool"])
+    if module is None:
+        raise problem(run.folder / runfolder.SPEC,
+                      f"tenant {tenant['name']}: no reader for tool {workload['tool']!r} "
+                      f"(tidy reads {', '.join(TOOLS)})")
+    loaded = module.load(run.folder, tenant["name"], workload)
+    row = {**NO_TOOL, **module.columns(loaded, workload)}
+    return row, module.per_second(loaded) or []
+
+
+def traced_fsync(run: Run, tenant: str) -> dict[str, Any]:
+    """A server's fsync and fdatasync calls as the host traced them (fsync-<tenant>.txt, the
+    measured window's seconds only); null where the tenant kept no trace."""
+    trace = run.folder / runfolder.fsync_file(tenant)
+    if not trace.is_file():
+        return dict.fromkeys(FSYNC_COLUMNS)
+    fsync = parse_fsync(trace)
+    span = window.monotonic_ns(run.host.get("window") or {})
+    if span is not None:  # the measured window's seconds only (journalbench.window)
+        fsync = fsync.within(*span)
+    return {"fsync_source": "bpftrace", "fsync_count": fsync.count, "fsync_per_s": fsync.per_s,
+            "fsync_lat_mean_ms": ms(fsync.mean_ns),
+            "fsync_lat_p50_ms": ms(fsync.percentile_ns(50)),
+            "fsync_lat_p99_ms": ms(fsync.percentile_ns(99))}
+
+
 def ms(ns: float | None) -> float | None:
     return ns / 1e6 if ns is not None else None
 
 
-def tool_columns(folder: Path, tenant: str, workload: dict[str, Any]) -> dict[str, Any]:
-    """Throughput and fsync figures from the tenant's own tool output (and fsync trace)."""
-    tool = workload["tool"]
-    if tool == "fio":
-        fio = summarise(parse_fio(folder / runfolder.fio_file(tenant)))
-        return {
-            "tool_version": fio.version, "tool_runtime_s": fio.runtime_s,
-            "bs": fio.bs or workload.get("bs"),
-            "throughput_mb_s": fio.bw_bytes / MB, "iops": fio.iops,
-            "ops_s": None, "failed_ops": None,
-            **NO_DATABASE,
-            "fsync_source": "fio", "fsync_count": fio.fsync_count,
-            "fsync_per_s": fio.fsync_per_s, "fsync_lat_mean_ms": ms(fio.fsync_mean_ns),
-            "fsync_lat_p50_ms": ms(fio.fsync_p50_ns), "fsync_lat_p99_ms": ms(fio.fsync_p99_ns),
-        }
-    if tool == "mariadb":
-        row = mariadb.tool_columns(folder, tenant)
-    elif tool == "sysbench":
-        bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
-        row = {"tool_version": f"sysbench {bench.version}", "tool_runtime_s": bench.total_time_s,
-               "ops_s": bench.tps, "failed_ops": bench.ignored_errors}
-        row.update(NO_DATABASE)
-    else:
-        ycsb = read_ycsb(folder, tenant)
-        row = {"tool_version": f"ycsb {ycsb.version}", "tool_runtime_s": ycsb.runtime_ms / 1000,
-               "ops_s": ycsb.throughput_ops_s, "failed_ops": failed_operations(ycsb),
-               **ycsb_latency(ycsb), **redis_columns(folder, tenant)}
-    row.update({"bs": None, "throughput_mb_s": None, "iops": None})
-    trace = folder / runfolder.fsync_file(tenant)
-    if trace.is_file():
-        fsync = parse_fsync(trace)
-        span = window.monotonic_ns(read_json(folder / runfolder.HOST).get("window") or {})
-        if span is not None:  # the measured window's seconds only (journalbench.window)
-            fsync = fsync.within(*span)
-        row.update({
-            "fsync_source": "bpftrace", "fsync_count": fsync.count, "fsync_per_s": fsync.per_s,
-            "fsync_lat_mean_ms": ms(fsync.mean_ns),
-            "fsync_lat_p50_ms": ms(fsync.percentile_ns(50)),
-            "fsync_lat_p99_ms": ms(fsync.percentile_ns(99)),
-        })
-    else:
-        row.update({"fsync_source": None, "fsync_count": None, "fsync_per_s": None,
-                    "fsync_lat_mean_ms": None, "fsync_lat_p50_ms": None,
-                    "fsync_lat_p99_ms": None})
-    return row
-
-
-NO_DATABASE = {"op_lat_mean_ms": None, "op_lat_p95_ms": None, "op_lat_p99_ms": None,
-               "aof_bytes": None, "aof_bytes_loaded": None, "load_s": None}
-
-
-def read_ycsb(folder: Path, tenant: str) -> YcsbResult:
-    """The run's YCSB report, with its stderr (banner, status lines) when kept apart."""
-    banner = folder / runfolder.ycsb_stderr(tenant)
-    return parse_ycsb(folder / runfolder.ycsb_file(tenant), banner if banner.is_file() else None)
-
-
-def ycsb_latency(ycsb: YcsbResult) -> dict[str, float]:
-    """Latency of the workload's main operation (the one YCSB did most often)."""
-    main = max(ycsb.operations.values(), key=lambda op: op.operations)
-    return {"op_lat_mean_ms": main.avg_us / 1000, "op_lat_p95_ms": main.p95_us / 1000,
-            "op_lat_p99_ms": main.p99_us / 1000}
-
-
-def redis_columns(folder: Path, tenant: str) -> dict[str, Any]:
-    """The AOF's size after loading and after the run, and the load time (redis workload);
-    null for a YCSB run without that file."""
-    path = folder / runfolder.redis_file(tenant)
-    if not path.is_file():
-        return {"aof_bytes": None, "aof_bytes_loaded": None, "load_s": None}
-    facts = read_json(path)
-    return {"aof_bytes": need(facts, "aof_bytes_end", path, int),
-            "aof_bytes_loaded": need(facts, "aof_bytes_loaded", path, int),
-            "load_s": float(need(facts, "load_s", path, (int, float)))}
-
-
-def redis_cpu(folder: Path, tenant: str, tool: str) -> dict[str, float]:
-    """A redis tenant's client and server CPU, each as a share of one core over the seconds
-    it was measured in (`cpu` of redis-<tenant>.json); nothing for other tools, nor for runs
-    made before the agent recorded it (their columns stay null: not judged CPU-bound)."""
-    path = folder / runfolder.redis_file(tenant)
-    if tool != "redis" or not path.is_file():
-        return {}
-    cpu = read_json(path).get("cpu")
-    if cpu is None:
-        return {}
-    if not isinstance(cpu, dict):
-        raise problem(path, "'cpu' is not an object")
-    shares = {}
-    for part in ("client", "server"):
-        used = need(cpu, f"{part}_s", path, (int, float))
-        wall = need(cpu, f"{part}_wall_s", path, (int, float))
-        if used < 0 or wall <= 0:
-            raise problem(path, f"cpu {part}_s {used} over {part}_wall_s {wall}")
-        shares[f"{part}_cpu_share"] = used / wall
-    return shares
-
-
-def ops_rows(folder: Path, ids: dict[str, Any], tenants: list[dict[str, Any]]
+def ops_rows(ids: dict[str, Any], seconds: dict[str, list[tuple[float, float, int]]]
              ) -> list[dict[str, Any]]:
-    """Operations per status interval of every YCSB tenant (kind 'ops'; t from its first
-    status line, not the sampler's clock), and per --report-interval of every sysbench
-    (mariadb) tenant (t from sysbench's start)."""
+    """Operations per second of every tenant whose tool reports them (kind 'ops'; t on the
+    tool's own clock: YCSB's first status line, sysbench's start)."""
     rows = []
-    for tenant in tenants:
-        name = tenant["name"]
-        tool = tenant["workload"]["tool"]
-        if tool in ("fio", "sysbench"):
-            continue
-        seconds = (mariadb.per_second(folder, name) if tool == "mariadb"
-                   else per_second(read_ycsb(folder, name)))
-        for t, dt, ops in seconds:
+    for name, per_second in seconds.items():
+        for t, dt, ops in per_second:
             rows.append({
                 **ids, "t": round(t, 3), "dt": round(dt, 3), "kind": "ops", "source": name,
                 "tenant": name, "cgroup": None, "read_bytes": None, "write_bytes": None,
@@ -284,24 +273,32 @@ def own_bytes_by_line(samples: list[Sample]) -> dict[int, int]:
     }
 
 
-def guest_columns(folder: Path, tenant: str, arm: str,
-                  span: tuple[float, float]) -> dict[str, Any]:
+def guest_columns(run: Run, tenant: str) -> dict[str, Any]:
     """A VM tenant's own report (vCPU, its own disk and journal bytes) over the measured window;
     null for containers, whose CPU and journal the host sees directly."""
-    if arm != VM:
+    if run.spec["arm"] != VM:
         return {"vcpu_busy_mean": None, "vcpu_saturated_share": None, "cpu_bound": None,
                 "guest_disk_bytes": None, "guest_jbd2_bytes": None}
-    host = read_json(folder / runfolder.HOST)
+    host = run.host
     summary = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
     started, zero = summary.get("started_ns"), host.get("window", {}).get("clock_ns")
-    report_path = folder / f"guest-{tenant}.jsonl"
+    report_path = run.folder / f"guest-{tenant}.jsonl"
     if started is None or zero is None:  # a run made before both were recorded: whole
         report = parse_guest(report_path, tenant)
     else:  # both on CLOCK_MONOTONIC: the report's zero on the sampler's clock
-        report = parse_guest(report_path, tenant, span, (started - zero) / 1e9)
+        report = parse_guest(report_path, tenant, run.span, (started - zero) / 1e9)
     return {"vcpu_busy_mean": report.vcpu_busy_mean,
             "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
             "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
+
+
+def cpu_bound(row: dict[str, Any]) -> int | None:
+    """The row's cpu_bound: a VM's own flag (its vCPU), or a tenant whose server and client
+    together used CPU_BOUND_SHARE of its core; null when neither was measured."""
+    flags = [row["cpu_bound"]] if row["cpu_bound"] is not None else []
+    if row["client_cpu_share"] is not None:
+        flags.append(int(row["client_cpu_share"] + row["server_cpu_share"] >= CPU_BOUND_SHARE))
+    return max(flags) if flags else None
 
 
 def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[str, dict]:
@@ -377,11 +374,10 @@ def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[
     return rows
 
 
-def measured_span(folder: Path, samples: list[Sample]) -> tuple[float, float]:
+def measured_span(path: Path, host: dict[str, Any], samples: list[Sample]) -> tuple[float, float]:
     """The measured window on the sampler's clock (journalbench.window): host.json's `window`;
     a run made before it existed is measured whole (from 0 to its last sample)."""
-    path = folder / runfolder.HOST
-    recorded = read_json(path).get("window")
+    recorded = host.get("window")
     if recorded is None:
         return 0.0, max((s.t for s in samples), default=0.0)
     number = (int, float)
@@ -391,43 +387,39 @@ def measured_span(folder: Path, samples: list[Sample]) -> tuple[float, float]:
 
 def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(runs rows, samples rows) of one complete run folder; ParseError if anything in it is
-    missing, truncated or inconsistent, naming the file."""
+    missing, truncated or inconsistent, naming the file. Each file is read once."""
     folder = Path(folder)
     spec = read_spec(folder)
-    host = host_columns(folder, spec["arm"])
-    samples_path = folder / runfolder.SAMPLES
-    samples = parse_samples(samples_path)
-    span = measured_span(folder, samples)
-    samples = [s for s in samples if window.inside(s.t, s.dt, *span)]
+    facts = read_json(folder / runfolder.HOST)
+    host = host_columns(folder, spec["arm"], facts)
+    run = load_run(folder, spec, facts)
+    samples_path = run.samples_path
     tenants = spec["tenants"]
     names = [t["name"] for t in tenants]
-    shares = share_columns(samples_path, samples, names)
-    more_shares = currencies.run_columns(samples_path, samples, names)  # requests, time
+    shares = share_columns(samples_path, run.samples, names)
+    more_shares = currencies.run_columns(samples_path, run.samples, names)  # requests, time
     total_weight = sum(t["weight"] for t in tenants)
     ids = {"campaign": spec.get("campaign"), "host": spec["host"], "run_id": spec["run_id"],
            "arm": spec["arm"]}
-    runs = []
+    runs, seconds = [], {}
     for tenant in tenants:
-        workload = tenant["workload"]
+        name, workload = tenant["name"], tenant["workload"]
         others = sorted(workload_name(t["workload"]) for t in tenants if t is not tenant)
+        tool, seconds[name] = tenant_columns(run, tenant)
+        if tool["fsync_source"] is None:  # a tool that counts no fsync of its own: the trace
+            tool.update(traced_fsync(run, name))
         runs.append({
             **ids, "repetition": spec["repetition"], "duration_s": spec["duration_s"],
-            "n_tenants": len(tenants), "tenant": tenant["name"], "weight": tenant["weight"],
+            "n_tenants": len(tenants), "tenant": name, "weight": tenant["weight"],
             "target_share": tenant["weight"] / total_weight, "tool": workload["tool"],
             "preset": workload.get("preset"), "workload": workload_name(workload),
             "beside": "+".join(others) if others else "alone",
-            "prep": fio.prep_of(workload) if workload["tool"] == "fio" else None,
             "warmup_s": window.warmup_of(spec),
-            "window_start_s": span[0], "window_end_s": span[1],
-            **tool_columns(folder, tenant["name"], workload),
-            **shares[tenant["name"]], **more_shares[tenant["name"]],
-            **guest_columns(folder, tenant["name"], spec["arm"], span),
-            **mariadb.db_columns(folder, tenant["name"], workload["tool"]),
-            **redis_cpu(folder, tenant["name"], workload["tool"]),
-            **host,
+            "window_start_s": run.span[0], "window_end_s": run.span[1],
+            **tool, **shares[name], **more_shares[name], **guest_columns(run, name), **host,
         })
-        runs[-1]["cpu_bound"] = mariadb.cpu_bound(runs[-1])
-    return runs, sample_rows(samples_path, ids, samples) + ops_rows(folder, ids, tenants)
+        runs[-1]["cpu_bound"] = cpu_bound(runs[-1])
+    return runs, sample_rows(samples_path, ids, run.samples) + ops_rows(ids, seconds)
 
 
 __all__ = ["ParseError", "parse_run"]

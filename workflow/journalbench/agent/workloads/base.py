@@ -77,6 +77,13 @@ class Workload:
         self.settings = settings
         self.duration_s = duration_s
 
+    @classmethod
+    def planned(cls, workload: dict[str, Any], experiment: dict[str, Any]) -> dict[str, Any]:
+        """A campaign's workload as its run spec holds it, given its experiment: defaults the
+        campaign leaves open are settled when planning, so the run id says what ran. As the
+        campaign gives it unless a tool says otherwise."""
+        return workload
+
     def versions(self) -> dict[str, str]:
         """Tool versions for host.json's `tools`."""
         return {}

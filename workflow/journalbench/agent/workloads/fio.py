@@ -254,6 +254,10 @@ class Fio(Workload):
              Tool("filefrag", "e2fsprogs", True, "fio fallocate files"))
     PRESETS = PRESETS
 
+    @classmethod
+    def planned(cls, workload: dict[str, Any], experiment: dict[str, Any]) -> dict[str, Any]:
+        return planned(workload, experiment.get("prep"))
+
     def __init__(self, tenant: str, settings: dict[str, Any], duration_s: int) -> None:
         super().__init__(tenant, settings, duration_s)
         check(tenant, settings)

@@ -31,4 +31,18 @@ GROUPS = ("fio", "vm", "mariadb", "redis", "starvation")  # each registers its c
 for _group in GROUPS:
     importlib.import_module(f"journalbench.judge.claims.{_group}")
 
-__all__ = ["CLAIMS", "GROUPS", "VERDICTS", "host_tests", "ledger", "tests_of"]
+# every neighbour a figure or table shows, by rising fsync rate: each group's own order
+NEIGHBOUR_ORDER = list(dict.fromkeys(
+    name for group in GROUPS
+    for name in getattr(importlib.import_module(f"journalbench.judge.claims.{group}"),
+                        "BESIDE", [])))
+
+
+def beside_rank(beside: str) -> tuple[int, str]:
+    """A sort key putting neighbours in NEIGHBOUR_ORDER, others last."""
+    known = NEIGHBOUR_ORDER
+    return (known.index(beside) if beside in known else len(known), beside)
+
+
+__all__ = ["CLAIMS", "GROUPS", "NEIGHBOUR_ORDER", "VERDICTS", "beside_rank", "host_tests",
+           "ledger", "tests_of"]

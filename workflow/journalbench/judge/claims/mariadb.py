@@ -25,9 +25,12 @@ from journalbench.judge.claims.dbruns import SWING, Screen, tenant_rows
 from journalbench.judge.claims.fio import NEIGHBOURS, where
 from journalbench.judge.claims.preconditions import JOURNAL_REGIME, VM_CPU
 from journalbench.judge.claims.registry import checks_of
+from journalbench.judge.selection import database_tenant, ordered_beside, runs_for
 from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, SHARED_JOURNAL, VM
 
 MARIADB = "mariadb"
+# its neighbours by rising fsync rate, as figures order them: another MariaDB, then fio writers
+BESIDE = ["alone", MARIADB, *NEIGHBOURS]
 MISSING = "no MariaDB runs of this condition in the campaign"
 VM_MISSING = "no vm runs of MariaDB in this condition"
 VM_FSYNC = ("no fsync latency of MariaDB in a vm (its calls are made in the guest kernel, "
@@ -279,3 +282,20 @@ def c20(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
                f"{JOURNAL_ACCOUNTED} over vm", where(rows, arm=JOURNAL_ACCOUNTED),
                where(rows, arm=VM), "ops_s", thesis="> x1 (Fig 5.12)", **OPS, **VM_JOURNAL),
     ]
+
+
+# -- the rows behind the MySQL figures ------------------------------------------------------------
+
+def tenant_at(runs: pd.DataFrame, experiments: pd.DataFrame, share: float) -> pd.DataFrame:
+    """C5-C7, C11-C14, C16, C19: the MariaDB tenant whose weights promise it `share` (0.7 or
+    0.3; alone it holds 0.7's weight) alone, beside another MariaDB or beside a fio writer."""
+    rows = database_tenant(runs, experiments, MARIADB)
+    alone = rows["beside"] == "alone"
+    return ordered_beside(rows[alone | (rows["target_share"].round(2) == share)], BESIDE)
+
+
+def pair_rows(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """C5, C6, C20: both tenants of the runs of two MariaDB tenants."""
+    rows = runs_for(runs, experiments)
+    rows = rows[rows["tool"] == MARIADB]
+    return rows[rows.groupby(["host", "run_id"])["tool"].transform("size") == 2]

@@ -22,10 +22,12 @@ from journalbench.judge.claims.dbruns import Screen, tenant_rows
 from journalbench.judge.claims.fio import where
 from journalbench.judge.claims.preconditions import JOURNAL_REGIME, VM_CPU
 from journalbench.judge.claims.registry import checks_of
+from journalbench.judge.selection import database_tenant, ordered_beside
 from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, SHARED_JOURNAL, VM
 
 REDIS = "redis"
 NEIGHBOURS = ["buffered-no-fsync", "buffered-low-fsync", "buffered-high-fsync"]
+BESIDE = ["alone", *NEIGHBOURS]  # as figures order them (Sec 5.4: buffered fio writers)
 MISSING = "no Redis runs of this condition in the campaign"
 VM_MISSING = "no vm runs of Redis in this condition"
 JOURNAL = {"needs": (JOURNAL_REGIME,), "missing": MISSING, "unit": " ops/s"}
@@ -104,3 +106,9 @@ def c23(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
                  "ops_s", thesis="x1 (accounting adds little)", **JOURNAL)
           for beside in NEIGHBOURS),
     ]
+
+
+def tenant_by_neighbour(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """The rows behind the Redis figures (C21-C23): the Redis tenant alone and beside each
+    buffered fio writer."""
+    return ordered_beside(database_tenant(runs, experiments, "redis"), BESIDE)
