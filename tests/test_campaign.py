@@ -13,6 +13,7 @@ from journalbench.control.dispatch import land
 from journalbench.control.hosts import load_hosts
 from journalbench.errors import AgentError, ConfigError
 from journalbench.plan import campaign
+from journalbench.plan import plan as plans
 
 HOST = "hosts/local.yaml"
 
@@ -40,33 +41,33 @@ experiments:
 
 def test_shipped_campaigns_expand(repo):
     for name in ("smoke", "quick", "thesis"):
-        runs = campaign.plan(name, load_hosts(str(repo / HOST)))
+        runs = plans.runs(name, load_hosts(str(repo / HOST)))
         assert runs and len({r.run_id for r in runs}) == len(runs)
 
 
 def test_every_campaign_that_tests_claims_cites_its_power_figure(repo):
     """Its repetitions come from `journalbench power` (or say they are the pilot for it)."""
     for path in sorted((repo / "workflow" / "campaigns").glob("*.yaml")):
-        if campaign.tests_claims(str(path)):
+        if plans.tests_claims(str(path)):
             assert "`journalbench power" in path.read_text(), f"{path}: no power figure cited"
 
 
 def test_matrix_expands_repetition_major_with_stable_ids(tmp_path, repo):
     path = write(tmp_path, BASE)
     hosts = load_hosts(str(repo / HOST))
-    runs = campaign.plan(path, hosts)
+    runs = plans.runs(path, hosts)
     assert len(runs) == 2 * 2 * 2
     assert [r.spec["repetition"] for r in runs] == [1] * 4 + [2] * 4
     assert {t["workload"]["preset"] for r in runs for t in r.spec["tenants"]} == {
         "no-fsync", "high-fsync"}
-    again = campaign.plan(path, hosts)
+    again = plans.runs(path, hosts)
     assert [r.run_id for r in runs] == [r.run_id for r in again]
     assert all(r.run_id == runfolder.run_id(r.spec) for r in runs)
 
 
 def test_identical_specs_of_two_experiments_are_one_run(tmp_path, repo):
     doubled = BASE + BASE.split("experiments:\n")[1].replace("id: pair", "id: again")
-    runs = campaign.plan(write(tmp_path, doubled), load_hosts(str(repo / HOST)))
+    runs = plans.runs(write(tmp_path, doubled), load_hosts(str(repo / HOST)))
     assert len(runs) == 8
 
 
@@ -79,13 +80,13 @@ def test_a_claim_alone_plans_the_experiments_that_test_it(tmp_path, repo):
       - {name: victim, weight: 700, workload: {tool: fio, preset: low-fsync}}
 """
     path, hosts = write(tmp_path, more), load_hosts(str(repo / HOST))
-    everything = campaign.plan(path, hosts)
-    alone = campaign.plan(path, hosts, "C10")
+    everything = plans.runs(path, hosts)
+    alone = plans.runs(path, hosts, "C10")
     assert len(alone) == 2 and len(everything) == 10
     assert {r.run_id for r in alone} < {r.run_id for r in everything}
-    assert len(campaign.plan(path, hosts, "C8, C10")) == 10
+    assert len(plans.runs(path, hosts, "C8, C10")) == 10
     with pytest.raises(ConfigError, match="campaign t: no experiment tests C99"):
-        campaign.plan(path, hosts, "C99")
+        plans.runs(path, hosts, "C99")
 
 
 def test_an_experiment_may_repeat_more_than_the_campaign(tmp_path, repo):
@@ -97,7 +98,7 @@ def test_an_experiment_may_repeat_more_than_the_campaign(tmp_path, repo):
     tenants:
       - {name: victim, weight: 700, workload: {tool: fio, preset: high-fsync}}
 """
-    runs = campaign.plan(write(tmp_path, more), load_hosts(str(repo / HOST)))
+    runs = plans.runs(write(tmp_path, more), load_hosts(str(repo / HOST)))
     alone = [r.spec["repetition"] for r in runs if len(r.spec["tenants"]) == 1]
     pairs = [r.spec["repetition"] for r in runs if len(r.spec["tenants"]) == 2]
     assert alone == [1, 2, 3, 4] and sorted(pairs) == [1] * 4 + [2] * 4
@@ -110,7 +111,7 @@ def test_an_experiment_sets_bfq_from_its_vary_values(tmp_path, repo):
             .replace("    vary: {n: [no-fsync, high-fsync]}",
                      "    vary: {n: [no-fsync, high-fsync], sg: [0, 1]}\n"
                      "    bfq: {strict_guarantees: \"{sg}\"}"))
-    runs = campaign.plan(write(tmp_path, text), load_hosts(str(repo / HOST)))
+    runs = plans.runs(write(tmp_path, text), load_hosts(str(repo / HOST)))
     assert len(runs) == 2 * 2 * 2 * 2 and len({r.run_id for r in runs}) == len(runs)
     assert {json.dumps(r.spec["bfq"], sort_keys=True) for r in runs} == {
         '{"slice_idle": 0, "strict_guarantees": 0}', '{"slice_idle": 0, "strict_guarantees": 1}'}
@@ -130,7 +131,7 @@ def test_bad_campaign_names_file_and_field(tmp_path, change, field):
 def test_bad_substituted_value_names_the_experiment(tmp_path, repo):
     path = write(tmp_path, BASE.replace("[no-fsync, high-fsync]", "[no-fsync, turbo]"))
     with pytest.raises(ConfigError, match=r"experiment pair.*tenants.1.workload"):
-        campaign.plan(path, load_hosts(str(repo / HOST)))
+        plans.runs(path, load_hosts(str(repo / HOST)))
 
 
 def test_duplicate_host_names_are_refused(repo):
@@ -166,7 +167,7 @@ def test_land_refuses_an_unverified_run_and_never_overwrites(tmp_path):
 
 
 def test_eta_uses_measured_overheads(tmp_path, repo):
-    runs = campaign.plan("smoke", load_hosts(str(repo / HOST)))
+    runs = plans.runs("smoke", load_hosts(str(repo / HOST)))
     folder = tmp_path / "done"
     folder.mkdir()
     (folder / runfolder.HOST).write_text(json.dumps({"timing": {"total_s": 9, "workload_s": 5}}))
@@ -175,7 +176,7 @@ def test_eta_uses_measured_overheads(tmp_path, repo):
 
 
 def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
-    runs = campaign.plan("smoke", load_hosts(str(repo / HOST)))
+    runs = plans.runs("smoke", load_hosts(str(repo / HOST)))
     slow, other = runs[0], next(r for r in runs if progress.run_class(r.spec)
                                 != progress.run_class(runs[0].spec))
     length = window.warmup_of(slow.spec) + slow.spec["duration_s"]
@@ -206,7 +207,7 @@ def test_eta_takes_each_run_class_overhead_from_any_campaign(tmp_path, repo):
 def test_status_plans_a_campaign_on_another_device(tmp_path, repo):
     from journalbench.control import dispatch
 
-    [run] = campaign.plan("smoke", load_hosts(str(repo / HOST)))[:1]
+    [run] = plans.runs("smoke", load_hosts(str(repo / HOST)))[:1]
     length = window.warmup_of(run.spec) + run.spec["duration_s"]
     # a landed run of the same kind on hdd, of another campaign, took 30 s beyond its length
     folder = tmp_path / "other" / run.host / "x"

@@ -19,7 +19,7 @@ from journalbench.control import runremote
 from journalbench.control.hosts import load_hosts
 from journalbench.control.transport import Transport
 from journalbench.errors import AgentError
-from journalbench.plan import campaign
+from journalbench.plan import plan as plans
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -77,7 +77,7 @@ def trace(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 
 def dispatch_run(campaign_file: Path, hosts: str, host: str, raw: Path) -> Path:
-    runs = [r for r in campaign.plan(str(campaign_file), load_hosts(hosts))
+    runs = [r for r in plans.runs(str(campaign_file), load_hosts(hosts))
             if r.host == host]
     assert len(runs) == 1
     args = ["dispatch", "--campaign", str(campaign_file), "--hosts", hosts, "--host", host,

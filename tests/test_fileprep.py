@@ -18,6 +18,7 @@ from journalbench.agent.workloads import fio
 from journalbench.errors import AgentError, ConfigError
 from journalbench.formats.samples import Sample
 from journalbench.plan import campaign
+from journalbench.plan import plan as plans
 from journalbench.tidy.rows import measured_span, parse_run
 
 MIB = 1 << 20
@@ -352,8 +353,8 @@ def test_a_shipped_run_from_before_the_window_parses_whole() -> None:
 
 
 def test_only_a_campaign_that_names_a_claim_gets_a_ledger() -> None:
-    assert campaign.tests_claims("quick") and campaign.tests_claims("arms20")
-    assert not campaign.tests_claims("fileprep")
+    assert plans.tests_claims("quick") and plans.tests_claims("arms20")
+    assert not plans.tests_claims("fileprep")
 
 
 def test_the_shipped_fileprep_table_has_every_condition(tmp_path: Path) -> None:

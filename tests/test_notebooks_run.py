@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from journalbench.plan import campaign
+from journalbench.plan import plan as plans
 from journalbench.report import notebooks
 
 
@@ -103,24 +103,24 @@ def test_a_database_notebook_reads_its_own_campaign_until_the_configured_one_run
         "  - id: e\n    claims: [C21]\n    arms: [shared-journal]\n    tenants:\n"
         "      - {name: kv, weight: 700, workload: {tool: redis}}\n"
         "      - {name: n, weight: 300, workload: {tool: fio, preset: no-fsync}}\n")
-    assert campaign.tools(str(both)) == {"redis", "fio"}
+    assert plans.tools(str(both)) == {"redis", "fio"}
     assert notebooks.source("redis", str(both)) == str(both)
     assert notebooks.source("mysql", str(both)) == "quick-mysql"
 
 
 def test_the_device_study_reads_a_campaign_on_several_devices() -> None:
-    assert campaign.devices("quick") == {"native", "hdd"}
-    assert campaign.devices("thesis-hdd") == {"hdd"}
+    assert plans.devices("quick") == {"native", "hdd"}
+    assert plans.devices("thesis-hdd") == {"hdd"}
     assert notebooks.source("device-class", "quick") == "quick"
     assert notebooks.source("device-class", "thesis-hdd") == "quick"
     assert notebooks.source("mysql", "thesis-hdd") == "thesis-hdd"  # it runs MariaDB itself
 
 
 def test_the_bfq_study_reads_a_campaign_of_several_bfq_settings() -> None:
-    assert campaign.bfq_settings("bfq") == {
+    assert plans.bfq_settings("bfq") == {
         "", "strict_guarantees=0", "strict_guarantees=1", "slice_idle=0", "low_latency=0"}
-    assert campaign.bfq_settings("thesis-hdd") == {""}  # the host's own setting throughout
-    assert campaign.bfq_settings("no-such-campaign") == set()
+    assert plans.bfq_settings("thesis-hdd") == {""}  # the host's own setting throughout
+    assert plans.bfq_settings("no-such-campaign") == set()
     assert notebooks.source("bfq", "bfq") == "bfq"
     assert notebooks.source("bfq", "thesis-hdd") == "bfq"
     assert "bfq" not in notebooks.runnable("thesis-hdd", ["quick"])  # no bfq runs: not run

@@ -18,7 +18,7 @@ from conftest import VENV_BIN, stop_workflow_processes, system_residue
 from journalbench import runfolder
 from journalbench.control import locks
 from journalbench.control.hosts import load_hosts
-from journalbench.plan import campaign
+from journalbench.plan import plan as plans
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -129,7 +129,7 @@ def host(agent_host: dict) -> Iterator[dict]:
 
 def test_killed_campaign_resumes_with_the_same_command(workdir, campaign_file, host):
     name, host_file = host["name"], host["file"]
-    plan = campaign.plan(str(campaign_file), load_hosts(str(host_file)))
+    plan = plans.runs(str(campaign_file), load_hosts(str(host_file)))
     raw = workdir / "data" / "raw"
 
     def landed() -> list:

@@ -13,7 +13,7 @@ from journalbench.tidy import tables as jb_tables
 # the notebooks whose runs are there (a database notebook reads its own campaign's runs while
 # the configured campaign runs none: journalbench/report/notebooks.py)
 NOTEBOOKS = jb_notebooks.runnable(CAMPAIGN, OTHER_CAMPAIGNS)
-LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_campaign.tests_claims(c))]
+LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_plan.tests_claims(c))]
 NOTEBOOKS_READ = jb_notebooks.reads(CAMPAIGN, NOTEBOOKS)
 CAPTIONS = yaml.safe_load(Path(workflow.basedir, "workflow/report/captions.yaml").read_text())
 ANALYSIS_OUTPUTS = [

@@ -5,6 +5,8 @@
 if MISSING:
 
     rule run_experiment:
+        input:
+            plan=str(jb_plan.path_of(CAMPAIGN_FILE)),  # dispatch reads it
         output:
             "data/raw/{campaign}/{host}/{run_id}/MANIFEST.json",
         wildcard_constraints:

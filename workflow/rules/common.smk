@@ -15,6 +15,7 @@ from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from journalbench.control import hosts as jb_hosts
 from journalbench.plan import campaign as jb_campaign
+from journalbench.plan import plan as jb_plan
 from journalbench.errors import ConfigError
 
 CONFIG_SCHEMA = "workflow/schemas/config.schema.json"
@@ -36,9 +37,14 @@ def validate_config(config):
 validate_config(config)
 
 # config campaign= is a name in workflow/campaigns/ or a campaign file; folders use its name.
-CAMPAIGN = jb_campaign.load_campaign(str(config["campaign"]))["name"]
+# Every campaign is planned once: the rule `plan` (tidy.smk) keeps data/plan/<campaign>.json
+# while its file and the planning code are unchanged (journalbench/plan/plan.py), and every
+# step reads it; here it is read, or made in memory until the rule has kept it.
+CAMPAIGN_FILE = jb_campaign.campaign_path(str(config["campaign"]))
+CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), keep=False)
+CAMPAIGN = CAMPAIGN_PLAN.campaign
 HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
-PLAN = jb_campaign.plan(str(config["campaign"]), HOSTS, str(config.get("claims", "")))
+PLAN = CAMPAIGN_PLAN.for_hosts(HOSTS, str(config.get("claims", "")))
 MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 if len(HOSTS) > 32:

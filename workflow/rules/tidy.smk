@@ -8,17 +8,35 @@ OTHER_CAMPAIGNS = sorted(
     for p in Path("data/raw").glob("*")
     if p.is_dir() and p.name != CAMPAIGN and jb_campaign.campaign_path(p.name).is_file()
 )
-CONFIGURED_CAMPAIGN_FILE = jb_campaign.campaign_path(str(config["campaign"]))
+# each campaign file, by the name of its plan file (data/plan/<file name>.json)
+PLAN_SOURCES = {Path(f).stem: Path(f) for f in
+                [CAMPAIGN_FILE, *(jb_campaign.campaign_path(c) for c in OTHER_CAMPAIGNS)]}
+
+
+rule plan:
+    # every campaign's plan in one process (Python starts once)
+    input:
+        campaigns=[str(source) for source in PLAN_SOURCES.values()],
+        code=[str(p) for p in jb_plan.PLANNING_CODE],
+    output:
+        [str(jb_plan.path_of(source)) for source in PLAN_SOURCES.values()],
+    log:
+        "logs/plan.log",
+    params:
+        jb=JB,
+    conda:
+        ENV
+    shell:
+        "{params.jb} plan {input.campaigns} > {log} 2>&1"
 
 
 rule tidy:
     input:
         manifests=RUN_MANIFESTS,
         missing=MISSING_LIST,
-        campaign=CONFIGURED_CAMPAIGN_FILE,
+        plans=[str(jb_plan.path_of(source)) for source in PLAN_SOURCES.values()],
         others=[str(p) for c in OTHER_CAMPAIGNS
                 for p in sorted(Path("data/raw", c).glob("*/*/MANIFEST.json"))],
-        other_campaigns=[str(jb_campaign.campaign_path(c)) for c in OTHER_CAMPAIGNS],
         code=TIDY_CODE,
     output:
         [
@@ -31,12 +49,13 @@ rule tidy:
     params:
         jb=JB,
         campaign=CAMPAIGN,
+        campaign_file=CAMPAIGN_FILE,
         also=" ".join(
-            f"--also data/raw/{c} data/processed/{c} {jb_campaign.campaign_path(c)}"
+            f"--also data/raw/{c} data/processed/{c} {PLAN_SOURCES[c]}"
             for c in OTHER_CAMPAIGNS
         ),
     conda:
         ENV
     shell:
         "{params.jb} tidy data/raw/{params.campaign} --out data/processed/{params.campaign} "
-        "--campaign {input.campaign} {params.also} 2>&1 | tee {log}"
+        "--campaign {params.campaign_file} {params.also} 2>&1 | tee {log}"

@@ -1,8 +1,8 @@
 """The `journalbench` command line of the controller. `run` and `teardown` are the agent's own
 commands (agent/commands.py), here on host and spec files validated with the schemas; every
-other subcommand lives in the module that does the work, which exposes `register(subparsers)`
-and sets `func` on its parser. The agent bundle has its own, smaller entry point
-(agent/main.py)."""
+other subcommand is in a module of this folder that exposes `register(subparsers)`, sets
+`func` on its parser and calls the stage that does the work. The agent bundle has its own,
+smaller entry point (agent/main.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,10 @@ from journalbench.control.hosts import load_host
 from journalbench.plan.schemas import load_validated
 
 COMMAND_MODULES = (
-    "journalbench.tidy.build",  # tidy
-    "journalbench.cli.remote",  # check-host, deploy, run-remote, recover
-    "journalbench.control.dispatch",  # dispatch, status
-    "journalbench.control.locks",  # unlock
+    "journalbench.cli.campaign",  # plan, dispatch, status, unlock
+    "journalbench.cli.tidy",  # tidy
     "journalbench.cli.claims",  # claims, power
-    "journalbench.control.reference",  # adopt-reference
+    "journalbench.cli.remote",  # check-host, deploy, run-remote, recover, adopt-reference
 )
 HOST_HELP = "host name in hosts/ or host file path"
 

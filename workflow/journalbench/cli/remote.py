@@ -1,5 +1,5 @@
-"""Command line of the controller's host commands: `check-host`, `deploy`, `run-remote` and
-`recover` (each over the host's transport, SSH or this machine)."""
+"""Command line of the controller's host commands: `check-host`, `deploy`, `run-remote`,
+`recover` (each over the host's transport, SSH or this machine) and `adopt-reference`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from journalbench.control import reference
 from journalbench.control.checkhost import check_host, format_checks
 from journalbench.control.deploy import deploy
 from journalbench.control.hosts import load_host
 from journalbench.control.runremote import reap_and_teardown, run_remote
 from journalbench.control.transport import for_host
+from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated
 
 
@@ -60,6 +62,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     rec.add_argument("--host", required=True, help="host name in hosts/ or host file path")
     rec.set_defaults(func=cmd_recover)
+
+    adopt = subparsers.add_parser(
+        "adopt-reference",
+        help="put a campaign's device reference back on its host before resuming it",
+        description="Install on HOST the device calibration reference that the landed runs "
+        "of CAMPAIGN on it were checked against (from their host.json), so the runs "
+        "still to come are checked against the same device. Refuses when the runs "
+        "disagree, or when the host already holds a different reference.")
+    adopt.add_argument("campaign")
+    adopt.add_argument("--host", required=True, help="host name in hosts/ or host file path")
+    adopt.add_argument("--raw", type=Path, default=Path("data/raw"))
+    adopt.set_defaults(func=cmd_adopt_reference)
 
 
 def _logging() -> None:
@@ -111,4 +125,18 @@ def cmd_recover(args: argparse.Namespace) -> int:
         dep = deploy(host, transport)
         reap_and_teardown(dep, _echo(host["name"]))
     print(f"{host['name']}: torn down")
+    return 0
+
+
+def cmd_adopt_reference(args: argparse.Namespace) -> int:
+    host = load_host(args.host)
+    folder = args.raw / args.campaign / host["name"]
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: no landed runs of campaign {args.campaign} on "
+                          f"{host['name']}")
+    references = reference.campaign_references(folder)
+    if not references:
+        raise ConfigError(f"{folder}: no complete run recorded a calibration reference")
+    for line in reference.adopt(host, references):
+        print(line)
     return 0

@@ -9,7 +9,6 @@ progress and an ETA.
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import shutil
 import sys
@@ -25,30 +24,8 @@ from journalbench.control.hosts import load_hosts
 from journalbench.control.progress import eta_seconds
 from journalbench.control.runremote import run_remote
 from journalbench.errors import AgentError
-from journalbench.plan.campaign import PlannedRun, missing, plan
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "dispatch", help="run one planned run of a campaign on its host (used by Snakemake)")
-    parser.add_argument("--campaign", required=True)
-    parser.add_argument("--hosts", required=True, help="host files/names or an inventory")
-    parser.add_argument("--host", required=True, help="which of the hosts runs it")
-    parser.add_argument("--run-id", required=True)
-    parser.add_argument("--raw", type=Path, default=Path("data/raw"))
-    parser.add_argument("--claims", default="", help=CLAIMS_HELP)
-    parser.set_defaults(func=cmd_dispatch)
-    status = subparsers.add_parser("status", help="runs done / total of a campaign, and an ETA")
-    status.add_argument("--campaign", required=True)
-    status.add_argument("--hosts", default="hosts/local.yaml")
-    status.add_argument("--raw", type=Path, default=Path("data/raw"))
-    status.add_argument("--claims", default="", help=CLAIMS_HELP)
-    status.add_argument("--device", help="estimate the plan on this device profile instead "
-                                         "(from the landed runs of each kind on it)")
-    status.set_defaults(func=cmd_status)
-
-
-CLAIMS_HELP = "only the experiments that test one of these claims (C8,C9)"
+from journalbench.plan import plan as plans
+from journalbench.plan.campaign import PlannedRun, missing
 
 
 def hms(seconds: float) -> str:
@@ -84,14 +61,6 @@ def planned_line(runs: list[PlannedRun], left: list[PlannedRun], raw: Path,
     return f"planned: {len(runs)} runs, {hms(eta_seconds(runs, *landed))} on {where}"
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    runs = plan(args.campaign, load_hosts(args.hosts), args.claims)
-    left = missing(runs, args.raw)  # reads every planned run's manifest: once for both lines
-    print(progress_line(runs[0].campaign if runs else args.campaign, runs, left, args.raw))
-    print(planned_line(runs, left, args.raw, args.device))
-    return 0
-
-
 def land(partial: Path, final: Path) -> None:
     problems = runfolder.manifest_problems(partial)
     if problems:
@@ -113,24 +82,34 @@ def controller_lane(host: str) -> Iterator[None]:
         yield
 
 
-def cmd_dispatch(args: argparse.Namespace) -> int:
-    hosts = {h["name"]: h for h in load_hosts(args.hosts)}
-    runs = plan(args.campaign, list(hosts.values()), args.claims)
-    matches = [r for r in runs if r.host == args.host and r.run_id == args.run_id]
+def status(campaign: str, hosts: str, raw: Path, claims: str = "",
+           device: str | None = None) -> list[str]:
+    """Where a campaign stands on its hosts: runs done and left with an ETA, and the whole
+    plan's time (on `device` instead of its own, if given)."""
+    runs = plans.current(campaign).for_hosts(load_hosts(hosts), claims)
+    left = missing(runs, raw)  # once for both lines
+    return [progress_line(runs[0].campaign if runs else campaign, runs, left, raw),
+            planned_line(runs, left, raw, device)]
+
+
+def dispatch(campaign: str, hosts: str, host_name: str, run_id: str, raw: Path,
+             claims: str = "") -> None:
+    """Run one planned run of the campaign on its host and land it in `raw`."""
+    by_name = {h["name"]: h for h in load_hosts(hosts)}
+    runs = plans.current(campaign).for_hosts(list(by_name.values()), claims)
+    matches = [r for r in runs if r.host == host_name and r.run_id == run_id]
     if not matches:
-        raise AgentError(f"run {args.run_id} on {args.host} is not in campaign {args.campaign}")
+        raise AgentError(f"run {run_id} on {host_name} is not in campaign {campaign}")
     run = matches[0]
-    host = hosts[args.host]
-    final = run.folder(args.raw)
+    host = by_name[host_name]
+    final = run.folder(raw)
     partial = final.with_name(final.name + ".partial")
     if partial.exists():
         shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
     with controller_lane(host["name"]):
-        print(progress_line(run.campaign, runs, missing(runs, args.raw), args.raw),
-              file=sys.stderr)
+        print(progress_line(run.campaign, runs, missing(runs, raw), raw), file=sys.stderr)
         started = time.monotonic()
         run_remote(host, run.spec, partial)
         land(partial, final)
     print(f"run {run.run_id} on {host['name']} done in {time.monotonic() - started:.1f} s",
           file=sys.stderr)
-    return 0

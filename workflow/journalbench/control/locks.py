@@ -9,39 +9,14 @@ the same command resumes; `journalbench unlock` does it by hand and says who blo
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from journalbench.errors import ConfigError
-
 # A live Snakemake, or a job it started (our rules run journalbench or papermill), whose
 # working directory is the workflow's: while one runs, the lock may be in use.
 WORKFLOW_WORDS = frozenset({"snakemake", "journalbench", "journalbench.cli", "papermill"})
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "unlock", help="remove the Snakemake lock a killed run left (refuses while one runs)")
-    parser.add_argument("--directory", type=Path, default=Path("."),
-                        help="the workflow's working directory (default: this one)")
-    parser.set_defaults(func=cmd_unlock)
-
-
-def cmd_unlock(args: argparse.Namespace) -> int:
-    workdir = args.directory.resolve()
-    if not workdir.is_dir():
-        raise ConfigError(f"{args.directory}: not a directory")
-    alive = workflow_processes(workdir)
-    if alive:
-        pid, command = alive[0]
-        raise ConfigError(f"{workdir}: Snakemake still runs here (pid {pid}: {command[:120]}); "
-                          "its lock is not stale, not removing it")
-    removed = remove_lock(workdir)
-    print(f"{workdir}: {'removed the stale Snakemake lock' if removed else 'was not locked'}")
-    return 0
 
 
 def clear_stale(workdir: Path) -> bool:

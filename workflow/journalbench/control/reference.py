@@ -13,29 +13,13 @@ drifts beyond the profile's limit fails its run, saying the device is not the on
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.control.hosts import load_host
 from journalbench.control.transport import for_host
 from journalbench.errors import ConfigError
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "adopt-reference",
-        help="put a campaign's device reference back on its host before resuming it",
-        description="Install on HOST the device calibration reference that the landed runs "
-        "of CAMPAIGN on it were checked against (from their host.json), so the runs "
-        "still to come are checked against the same device. Refuses when the runs "
-        "disagree, or when the host already holds a different reference.")
-    parser.add_argument("campaign")
-    parser.add_argument("--host", required=True, help="host name in hosts/ or host file path")
-    parser.add_argument("--raw", type=Path, default=Path("data/raw"))
-    parser.set_defaults(func=cmd_adopt_reference)
 
 
 def campaign_references(folder: Path) -> dict[str, dict[str, Any]]:
@@ -85,15 +69,3 @@ def adopt(host: dict[str, Any], references: dict[str, dict[str, Any]]) -> list[s
     return lines
 
 
-def cmd_adopt_reference(args: argparse.Namespace) -> int:
-    host = load_host(args.host)
-    folder = args.raw / args.campaign / host["name"]
-    if not folder.is_dir():
-        raise ConfigError(f"{folder}: no landed runs of campaign {args.campaign} on "
-                          f"{host['name']}")
-    references = campaign_references(folder)
-    if not references:
-        raise ConfigError(f"{folder}: no complete run recorded a calibration reference")
-    for line in adopt(host, references):
-        print(line)
-    return 0

@@ -14,7 +14,6 @@ from typing import Any
 
 from journalbench import runfolder, window
 from journalbench.agent.registry import WORKLOADS
-from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated, validate
 
 CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
@@ -41,39 +40,19 @@ def load_campaign(name_or_path: str) -> dict[str, Any]:
     return load_validated(campaign_path(name_or_path), "campaign")
 
 
-def tests_claims(name_or_path: str) -> bool:
-    """Whether some experiment of the campaign names a claim (fileprep, say, names none: it
-    is tidied and shown, but has no ledger)."""
-    return any(e.get("claims") for e in load_campaign(name_or_path)["experiments"])
-
-
-def devices(name_or_path: str) -> set[str]:
-    """The device profiles the campaign's experiments name (none named: the host's own, one)."""
-    if not campaign_path(name_or_path).is_file():
-        return set()
-    campaign = load_campaign(name_or_path)
-    return {str(d) for e in campaign["experiments"]
-            for d in e.get("devices", campaign.get("devices", [None]))}
-
-
-def tools(name_or_path: str) -> set[str]:
-    """The workload tools the campaign's tenants run (fio, mariadb, redis); none when its file
-    is not there (a campaign known only by the run folders it left)."""
-    if not campaign_path(name_or_path).is_file():
-        return set()
-    experiments = load_campaign(name_or_path)["experiments"]
-    return {str(tenant["workload"]["tool"]) for experiment in experiments
-            for tenant in experiment["tenants"] if "tool" in tenant.get("workload", {})}
-
-
-def bfq_settings(name_or_path: str) -> set[str]:
-    """The BFQ tunables the campaign's runs set, one string per distinct setting ("" for the
-    host's own); none when its file is not there."""
-    if not campaign_path(name_or_path).is_file():
-        return set()
-    campaign = load_campaign(name_or_path)
-    return {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, experiment, values).items()))
-            for experiment in campaign["experiments"] for values in conditions(experiment)}
+def facts(campaign: dict[str, Any]) -> dict[str, Any]:
+    """What a loaded campaign asks of a host and of the analysis: whether some experiment names
+    a claim (fileprep names none: it is tidied and shown, but has no ledger), the workload
+    tools its tenants run, the device profiles its experiments name (null: the host's own)
+    and its distinct BFQ settings ("" for the host's own)."""
+    experiments = campaign["experiments"]
+    devices = {d for e in experiments for d in e.get("devices", campaign.get("devices", [None]))}
+    settings = {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, e, values).items()))
+                for e in experiments for values in conditions(e)}
+    return {"tests_claims": any(e.get("claims") for e in experiments),
+            "tools": sorted({str(t["workload"]["tool"]) for e in experiments
+                             for t in e["tenants"] if "tool" in t.get("workload", {})}),
+            "devices": sorted(devices, key=str), "bfq_settings": sorted(settings)}
 
 
 def run_bfq(campaign: dict[str, Any], experiment: dict[str, Any],
@@ -153,31 +132,7 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
     return list(specs.values())
 
 
-def only_claims(campaign: dict[str, Any], claims: str) -> dict[str, Any]:
-    """The campaign cut to the experiments that test one of `claims` ("C8,C9"): what re-runs
-    a claim's experiments alone. Runs keep their ids (a run id hashes the spec only)."""
-    wanted = {c.strip() for c in claims.split(",") if c.strip()}
-    if not wanted:
-        return campaign
-    kept = [e for e in campaign["experiments"] if wanted & set(e["claims"])]
-    if not kept:
-        raise ConfigError(f"campaign {campaign['name']}: no experiment tests "
-                          f"{', '.join(sorted(wanted))}")
-    return {**campaign, "experiments": kept}
-
-
-def plan(campaign_name: str, hosts: list[dict[str, Any]], claims: str = "") -> list[PlannedRun]:
-    """Each host runs the whole matrix (hosts are replicas, compared per host); `claims`: only
-    the experiments that test one of them."""
-    campaign = only_claims(load_campaign(campaign_name), claims)
-    specs = expand(campaign, str(campaign_path(campaign_name)))
-    return [
-        PlannedRun(campaign["name"], host["name"], runfolder.run_id(spec),
-                   {**spec, "campaign": campaign["name"]})
-        for host in hosts
-        for spec in specs
-    ]
-
-
 def missing(runs: list[PlannedRun], raw: Path) -> list[PlannedRun]:
-    return [r for r in runs if not runfolder.is_complete(r.folder(raw))]
+    """The runs that have not landed: no MANIFEST.json in their folder (a run lands whole, its
+    manifest last; tidy checks every landed run's checksums)."""
+    return [r for r in runs if not (r.folder(raw) / runfolder.MANIFEST).is_file()]

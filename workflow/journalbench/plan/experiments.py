@@ -1,21 +1,19 @@
 """Which experiment of its campaign each run belongs to, and so which claims it tests.
 
 A run folder records its campaign but not its experiment: identical specs of two experiments
-are one run (journalbench.plan.campaign.expand). So the campaign file is read again and every
-experiment's conditions are expanded on their own, giving one row per planned run and
-experiment (the `experiments` table, data/SCHEMA.md). Which runs an experiment or a claim
-picks is journalbench.judge.selection's `runs_for`.
-
-Top-level imports are stdlib only, like tidy/build.py's (tidy builds the table).
+are one run (journalbench.plan.campaign.expand). So when a campaign is planned, every
+experiment's conditions are also expanded on their own, giving one row per planned run and
+experiment: the plan keeps these rows (plan/plan.py) and tidy writes them as the
+`experiments` table (data/SCHEMA.md). Which runs an experiment or a claim picks is
+journalbench.judge.selection's `runs_for`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.errors import ConfigError
+from journalbench.plan.campaign import conditions, expand
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("campaign", "string"), ("run_id", "string"), ("experiment", "string"),
@@ -31,8 +29,6 @@ def condition_label(values: dict[str, Any]) -> str | None:
 
 def experiment_rows(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
     """One row per planned run and experiment of a loaded campaign."""
-    from journalbench.plan.campaign import conditions, expand
-
     rows = []
     for experiment in campaign["experiments"]:
         for values in conditions(experiment):
@@ -48,14 +44,3 @@ def experiment_rows(campaign: dict[str, Any], source: str) -> list[dict[str, Any
                     "repetition": spec["repetition"],
                 })
     return rows
-
-
-def campaign_rows(name: str, path: Path) -> list[dict[str, Any]]:
-    """The rows of campaign `name` from its file; ConfigError if the file names another."""
-    from journalbench.plan.campaign import load_campaign
-
-    campaign = load_campaign(str(path))
-    if campaign["name"] != name:
-        raise ConfigError(f"{path}: field name: is {campaign['name']!r}, but the runs are of "
-                          f"campaign {name!r}")
-    return experiment_rows(campaign, str(path))

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from journalbench.plan import campaign as campaigns
+from journalbench.plan import plan as plans
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[3] / "notebooks"
 # A notebook says in its own metadata, `journalbench`, that the pipeline runs it and what it
@@ -48,8 +48,7 @@ def declared(name: str, folder: Path = NOTEBOOK_DIR) -> dict[str, Any]:
 
 
 def has(campaign: str, needs: dict[str, Any]) -> bool:
-    facts = {"tool": campaigns.tools, "devices": campaigns.devices,
-             "bfq_settings": campaigns.bfq_settings}
+    facts = {"tool": plans.tools, "devices": plans.devices, "bfq_settings": plans.bfq_settings}
     for what, wanted in needs.items():
         found = facts[what](campaign)
         if not (wanted in found if what == "tool" else len(found) >= wanted):

@@ -16,18 +16,20 @@ tidy/parse/.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from journalbench import runfolder
 from journalbench.errors import ConfigError
 from journalbench.plan import experiments
 from journalbench.tidy import cache as rowcache
 from journalbench.tidy.rows import RUNS_COLUMNS
+
+if TYPE_CHECKING:
+    from journalbench.plan.plan import Plan
 
 # bump when a parser changes: every cached run is then parsed again (a change of the
 # columns does so by itself: they are part of the key)
@@ -57,35 +59,6 @@ class Outcome:
     cached: list[Path] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "tidy", help="turn complete run folders into parquet tables",
-        description="Read every complete run folder below RAW_DIR and write runs.parquet, "
-                    "samples.parquet, skipped.parquet and experiments.parquet "
-                    "(data/SCHEMA.md). Incomplete or unusable runs are listed on stderr, one "
-                    "line each.")
-    parser.add_argument("raw_dir", metavar="RAW_DIR", type=Path)
-    parser.add_argument("--out", type=Path, default=Path("data/processed"),
-                        help="directory for the tables (default: data/processed)")
-    parser.add_argument("--campaign", metavar="FILE", type=Path, action="append", default=[],
-                        help="campaign file the runs' experiments come from (repeatable; "
-                             "default: workflow/campaigns/<campaign>.yaml)")
-    parser.add_argument("--also", nargs=3, metavar=("RAW_DIR", "OUT", "CAMPAIGN_FILE"),
-                        type=Path, action="append", default=[],
-                        help="one more campaign to tidy in the same process (repeatable)")
-    parser.set_defaults(func=command)
-
-
-def command(args: argparse.Namespace) -> int:
-    for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
-                                    *((raw, out, [file]) for raw, out, file in args.also)]:
-        outcome = tidy(raw_dir, out, campaigns)
-        print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
-              f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
-              f"{outcome.rows['samples']} sample rows -> {out}", file=sys.stderr)
-    return 0
 
 
 def run_folders(raw_dir: Path) -> list[Path]:
@@ -144,32 +117,44 @@ def write(table: Any, target: Path) -> None:
     tmp.rename(target)
 
 
-def campaign_files(names: set[str], given: list[Path]) -> dict[str, Path]:
-    """Campaign name -> its file: the files given, else workflow/campaigns/<name>.yaml."""
-    from journalbench.plan.campaign import campaign_path, load_campaign
+def campaign_plans(names: set[str], given: list[Path]) -> dict[str, Plan]:
+    """Campaign name -> its plan (plan/plan.py): of the files given, else of
+    workflow/campaigns/<name>.yaml."""
+    from journalbench.plan import plan
+    from journalbench.plan.campaign import campaign_path
 
-    files = {load_campaign(str(path))["name"]: path for path in given}
-    for name in sorted(names - set(files)):
+    plans = {found.campaign: found for found in (plan.current(str(path)) for path in given)}
+    for name in sorted(names - set(plans)):
         path = campaign_path(name)
-        if path.is_file():
-            files[name] = path
-        else:
+        if not path.is_file():
             print(f"tidy: no campaign file {path}: the runs of campaign {name} belong to no "
                   "experiment (give it with --campaign FILE)", file=sys.stderr)
-    return files
+            continue
+        plans[name] = plan_of(name, path)
+    return plans
+
+
+def plan_of(name: str, path: Path) -> Plan:
+    """The plan of campaign `name` from its file; ConfigError if the file names another."""
+    from journalbench.plan import plan
+
+    found = plan.current(str(path))
+    if found.campaign != name:
+        raise ConfigError(f"{path}: field name: is {found.campaign!r}, but the runs are of "
+                          f"campaign {name!r}")
+    return found
 
 
 def experiment_table(runs: Any, given: list[Path]) -> Any:
-    """The experiments table of the runs' campaigns (and of the campaigns given)."""
+    """The experiments table of the runs' campaigns (and of the campaigns given), from their
+    plans."""
     names = {name for name in runs.column("campaign").to_pylist() if name is not None}
-    files = campaign_files(names, given)
-    rows = []
-    for name, path in files.items():
-        rows += experiments.campaign_rows(name, path)
+    plans = campaign_plans(names, given)
+    rows = [row for found in plans.values() for row in found.experiments]
     planned = {(row["campaign"], row["run_id"]) for row in rows}
     ids = zip(runs.column("campaign").to_pylist(), runs.column("run_id").to_pylist(),
               strict=True)
-    stray = {key for key in ids if key[0] in files and key not in planned}
+    stray = {key for key in ids if key[0] in plans and key not in planned}
     if stray:
         print(f"tidy: {len(stray)} run(s) in no experiment of their campaign file (the file "
               f"changed after they ran?), e.g. {sorted(stray)[0][1]}", file=sys.stderr)

@@ -1,0 +1,95 @@
+"""A campaign's plan, made once and kept (journalbench/plan/plan.py): what the steps after
+planning read instead of expanding the campaign again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from journalbench.control.hosts import load_hosts
+from journalbench.errors import ConfigError
+from journalbench.plan import plan
+
+CAMPAIGN = """name: t
+description: test
+duration_s: 5
+repetitions: 2
+experiments:
+  - id: pair
+    claims: [C8]
+    arms: [shared-journal, journal-accounted]
+    vary: {n: [no-fsync, high-fsync]}
+    tenants:
+      - {name: victim, weight: 700, workload: {tool: fio, preset: high-fsync}}
+      - {name: neighbour, weight: 300, workload: {tool: fio, preset: "{n}"}}
+  - id: low
+    claims: [C10]
+    arms: [shared-journal]
+    tenants:
+      - {name: victim, weight: 700, workload: {tool: redis}}
+"""
+
+
+@pytest.fixture
+def campaign_file(tmp_path: Path) -> Path:
+    path = tmp_path / "t.yaml"
+    path.write_text(CAMPAIGN)
+    return path
+
+
+def test_a_plan_is_made_once_and_read_after(campaign_file: Path, tmp_path: Path) -> None:
+    plans = tmp_path / "plans"
+    made = plan.current(str(campaign_file), plans)
+    kept = plans / "t.json"
+    assert kept.is_file() and made.campaign == "t" and len(made.runs) == 2 * 4 + 2
+    stamp = kept.stat().st_mtime_ns
+    again = plan.current(str(campaign_file), plans)
+    assert kept.stat().st_mtime_ns == stamp  # read, not made again
+    assert again.runs == made.runs and again.experiments == made.experiments
+    assert again.facts == {"tests_claims": True, "tools": ["fio", "redis"], "devices": [None],
+                           "bfq_settings": [""]}
+
+
+def test_a_changed_campaign_file_is_planned_again(campaign_file: Path, tmp_path: Path) -> None:
+    plans = tmp_path / "plans"
+    before = plan.current(str(campaign_file), plans)
+    campaign_file.write_text(CAMPAIGN.replace("repetitions: 2", "repetitions: 3"))
+    after = plan.current(str(campaign_file), plans)
+    assert after.key != before.key and len(after.runs) == 3 * 4 + 3
+    assert json.loads((plans / "t.json").read_text())["key"] == after.key
+
+
+def test_a_damaged_plan_is_made_again(campaign_file: Path, tmp_path: Path) -> None:
+    plans = tmp_path / "plans"
+    made = plan.current(str(campaign_file), plans)
+    (plans / "t.json").write_text('{"campaign": "t", "runs": [')
+    assert plan.current(str(campaign_file), plans).runs == made.runs
+
+
+def test_a_plan_not_kept_is_not_written(campaign_file: Path, tmp_path: Path) -> None:
+    plan.current(str(campaign_file), tmp_path / "plans", keep=False)
+    assert not (tmp_path / "plans").exists()
+
+
+def test_the_plan_holds_what_the_campaign_expands_to(campaign_file: Path, repo: Path) -> None:
+    """The same runs, ids and experiments as expanding the file now; each run id is the hash
+    of its spec; a claim picks its experiments' runs, in the plan's order."""
+    hosts = load_hosts(str(repo / "hosts" / "local.yaml"))
+    made = plan.build(str(campaign_file))
+    runs = made.for_hosts(hosts)
+    assert [r.run_id for r in runs] == [r["run_id"] for r in made.runs]
+    assert {row["run_id"] for row in made.experiments} == {r.run_id for r in runs}
+    alone = made.run_ids("C10")
+    assert len(alone) == 2 and alone == [i for i in made.run_ids() if i in alone]
+    with pytest.raises(ConfigError, match="campaign t: no experiment tests C99"):
+        made.run_ids("C99")
+
+
+def test_every_shipped_campaign_plans_to_its_landed_runs(repo: Path, tmp_path: Path) -> None:
+    """A plan of a shipped campaign names exactly the run folders its campaign landed."""
+    for name in ("arms20", "fileprep", "quick-redis"):
+        made = plan.current(name, tmp_path)
+        landed = {p.name for p in (repo / "data" / "raw" / name / "local").iterdir()}
+        assert {r["run_id"] for r in made.runs} == landed, name

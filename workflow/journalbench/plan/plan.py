@@ -1,0 +1,163 @@
+"""A campaign's plan, made once and kept as `data/plan/<campaign>.json`: every run spec with its
+stable run id, which experiment (condition, claims) each run belongs to, and what the campaign
+asks of a host (its tools, device profiles, BFQ settings). Every later step reads it instead
+of expanding the campaign again: the pipeline when it starts, `dispatch` and `status`, tidy's
+experiments table, the notebooks runner.
+
+A kept plan is used while its key matches: the sha256 of the campaign file and of the code that
+plans (this folder, the workloads' planning, the run id and window rules, the run-spec
+schema); otherwise it is made again. Plans are rebuilt from the campaign files alone, so
+data/plan/ is never committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from journalbench import runfolder
+from journalbench.errors import ConfigError
+from journalbench.plan import campaign as campaigns
+from journalbench.plan import experiments
+from journalbench.plan.campaign import PlannedRun
+
+PLAN_DIR = Path("data/plan")
+PACKAGE = Path(__file__).resolve().parents[1]
+# what planning reads besides the campaign file: a change to any of it plans again
+PLANNING_CODE = (
+    *sorted((PACKAGE / "plan").glob("*.py")), *sorted((PACKAGE / "agent/workloads").glob("*.py")),
+    PACKAGE / "agent/registry.py", PACKAGE / "runfolder.py", PACKAGE / "window.py",
+    PACKAGE / "vocabulary.py", PACKAGE.parent / "schemas/run-spec.schema.json",
+    PACKAGE.parent / "schemas/campaign.schema.json",
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    campaign: str
+    source: str  # the campaign file
+    key: str
+    facts: dict[str, Any]  # tests_claims, tools, devices, bfq_settings
+    runs: list[dict[str, Any]] = field(repr=False)  # {run_id, spec}, repetition-major
+    experiments: list[dict[str, Any]] = field(repr=False)  # rows of the experiments table
+
+    def run_ids(self, claims: str = "") -> list[str]:
+        """Every planned run id, or those of the experiments that test one of `claims`
+        ("C8,C9"): what re-runs a claim's experiments alone, under the same ids."""
+        wanted = {c.strip() for c in claims.split(",") if c.strip()}
+        ids = [run["run_id"] for run in self.runs]
+        if not wanted:
+            return ids
+        chosen = {row["run_id"] for row in self.experiments
+                  if wanted & set(row["claims"].split(experiments.CLAIM_SEPARATOR))}
+        if not chosen:
+            raise ConfigError(f"campaign {self.campaign}: no experiment tests "
+                              f"{', '.join(sorted(wanted))}")
+        return [run_id for run_id in ids if run_id in chosen]
+
+    def for_hosts(self, hosts: list[dict[str, Any]], claims: str = "") -> list[PlannedRun]:
+        """Each host runs the whole matrix (hosts are replicas, compared per host)."""
+        specs = {run["run_id"]: run["spec"] for run in self.runs}
+        return [PlannedRun(self.campaign, host["name"], run_id, specs[run_id])
+                for host in hosts for run_id in self.run_ids(claims)]
+
+
+def build(name_or_path: str) -> Plan:
+    """The plan of a campaign file (validated; a bad spec names the file and experiment)."""
+    path = campaigns.campaign_path(name_or_path)
+    campaign = campaigns.load_campaign(str(path))
+    name = campaign["name"]
+    runs = [{"run_id": runfolder.run_id(spec), "spec": {**spec, "campaign": name}}
+            for spec in campaigns.expand(campaign, str(path))]
+    return Plan(name, str(path), key_of(path), campaigns.facts(campaign), runs,
+                experiments.experiment_rows(campaign, str(path)))
+
+
+def runs(name_or_path: str, hosts: list[dict[str, Any]], claims: str = "") -> list[PlannedRun]:
+    """The campaign's runs on `hosts` (only the experiments that test one of `claims`), planned
+    now from its file: what the kept plan holds."""
+    return build(name_or_path).for_hosts(hosts, claims)
+
+
+def key_of(path: Path) -> str:
+    digest = hashlib.sha256(path.read_bytes())
+    for code in PLANNING_CODE:
+        digest.update(code.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def path_of(campaign_file: Path, folder: Path = PLAN_DIR) -> Path:
+    """A plan is kept under its campaign file's name (the campaign's own, for every shipped
+    one)."""
+    return folder / f"{campaign_file.stem}.json"
+
+
+def write(plan: Plan, folder: Path = PLAN_DIR) -> Path:
+    """Atomically: a reader never sees half a plan."""
+    target = path_of(Path(plan.source), folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"campaign": plan.campaign, "source": plan.source,
+                               "key": plan.key, "facts": plan.facts, "runs": plan.runs,
+                               "experiments": plan.experiments}, separators=(",", ":")))
+    tmp.rename(target)
+    return target
+
+
+def read(path: Path) -> Plan | None:
+    """A kept plan, or None when there is none or it cannot be read (it is made again)."""
+    try:
+        data = json.loads(path.read_text())
+        return Plan(data["campaign"], data["source"], data["key"], data["facts"],
+                    data["runs"], data["experiments"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def current(name_or_path: str, folder: Path = PLAN_DIR, keep: bool = True) -> Plan:
+    """The campaign's plan: the kept one while its key matches, else made (and kept, unless
+    `keep` is false: the pipeline's plan rule keeps it)."""
+    path = campaigns.campaign_path(name_or_path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such campaign file")
+    kept = read(path_of(path, folder))
+    if kept is not None and kept.key == key_of(path):
+        return kept
+    plan = build(str(path))
+    if keep:
+        write(plan, folder)
+    return plan
+
+
+# -- what a campaign asks, from its plan ------------------------------------------------------
+
+def facts_of(name_or_path: str) -> dict[str, Any]:
+    """The plan's facts; none for a campaign known only by the run folders it left. A plan not
+    kept yet is made, not kept: the pipeline asks while it starts, before its plan rule."""
+    if not campaigns.campaign_path(name_or_path).is_file():
+        return {}
+    return current(name_or_path, keep=False).facts
+
+
+def tests_claims(name_or_path: str) -> bool:
+    """Whether some experiment of the campaign names a claim."""
+    return bool(current(name_or_path, keep=False).facts["tests_claims"])
+
+
+def tools(name_or_path: str) -> set[str]:
+    """The workload tools the campaign's tenants run."""
+    return set(facts_of(name_or_path).get("tools", ()))
+
+
+def devices(name_or_path: str) -> set[str]:
+    """The device profiles the campaign's experiments name (None: the host's own, one)."""
+    return {str(d) for d in facts_of(name_or_path).get("devices", ())}
+
+
+def bfq_settings(name_or_path: str) -> set[str]:
+    """The campaign's distinct BFQ settings, one string each ("" for the host's own)."""
+    return set(facts_of(name_or_path).get("bfq_settings", ()))
