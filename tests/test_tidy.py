@@ -558,3 +558,35 @@ def test_one_process_tidies_several_campaigns(tmp_path: Path) -> None:
     for out, name in ((tmp_path / "a", "assembled"), (tmp_path / "b", "other")):
         assert set(pd.read_parquet(out / "experiments.parquet").campaign) == {name}
         assert run.name in set(pd.read_parquet(out / "runs.parquet").run_id)
+
+
+def shipped_kinds() -> list[Path]:
+    """One shipped run of each arm and mix of tools (fio, MariaDB, Redis; a guest's report, a
+    traced fsync): thesis-hdd has them all."""
+    chosen: dict[tuple, Path] = {}
+    for spec in sorted((REPO / "data" / "raw" / "thesis-hdd" / "local").glob("*/spec.json")):
+        data = json.loads(spec.read_text())
+        kind = (data["arm"], tuple(sorted(t["workload"]["tool"] for t in data["tenants"])))
+        chosen.setdefault(kind, spec.parent)
+    return list(chosen.values())
+
+
+def test_each_file_of_a_run_folder_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """host.json, the samples and every tool's output are opened once however many tenants
+    and columns need them (every read goes through Path.open)."""
+    folders = shipped_kinds()
+    assert len(folders) >= 10  # four arms, fio alone and beside each database
+    opened: list[Path] = []
+    real = Path.open
+
+    def counting(self: Path, *args, **kwargs):
+        opened.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting)
+    for folder in folders:
+        opened.clear()
+        parse_rows.parse_run(folder)
+        twice = {p.name for p in opened if opened.count(p) > 1}
+        assert not twice, f"{folder.name}: read more than once: {sorted(twice)}"
+        assert {p.name for p in opened} >= {"spec.json", "host.json", "io-samples.jsonl"}
