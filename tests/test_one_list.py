@@ -14,7 +14,7 @@ from journalbench import vocabulary, window
 from journalbench.agent import packages
 from journalbench.agent.devices.hdd import Hdd
 from journalbench.agent.devices.hdd_model import Params
-from journalbench.agent.registry import ARMS, PROFILES, WORKLOADS
+from journalbench.agent.registry import ARMS, IO_CONTROLS, PROFILES, WORKLOADS
 from journalbench.agent.workloads import fio
 from journalbench.control import hosts
 from journalbench.vocabulary import DEFAULT_PROFILE
@@ -146,4 +146,7 @@ def test_vocabulary_names_the_agents_parts() -> None:
     assert tuple(ARMS) == vocabulary.ARMS
     assert tuple(WORKLOADS) == vocabulary.TOOLS
     assert tuple(PROFILES) == vocabulary.PROFILES
+    assert tuple(IO_CONTROLS) == vocabulary.IO_CONTROLS
+    assert all(cls.NAME == name for name, cls in IO_CONTROLS.items())
+    assert vocabulary.DEFAULT_IO_CONTROL in IO_CONTROLS
     assert set(vocabulary.CONTAINER_ARMS) == set(vocabulary.ARMS) - {vocabulary.VM}

@@ -1,11 +1,13 @@
 """The interface every arm implements, and what an arm knows about its tenants.
 
 An arm decides how tenants' storage maps onto the one test device, how a tenant is started
-(container, VM), how a command runs inside it, and what it adds to host.json. The agent's run
-(`agent/run.py`) calls, in order: `plan_tunnels`, `prepare` (storage), `start`,
-`prepare_workloads` (the workloads' own preparation through `run`/`spawn`), `after_start`, the
-measured phase, `before_stop`, `stop`. Teardown after a crash cannot rely on an arm object, so
-each arm class also finds and removes its own leftovers by discovery (`leftovers`, `clean`).
+(container, VM), how a command runs inside it, and what it adds to host.json. Tenants' weights
+are set, read back and counted through the run's I/O control (`Context.io_control`,
+agent/iocontrol/). The agent's run (`agent/run.py`) calls, in order: `plan_tunnels`, `prepare`
+(storage), `start`, `prepare_workloads` (the workloads' own preparation through `run`/`spawn`),
+`after_start`, the measured phase, `before_stop`, `stop`. Teardown after a crash cannot rely on
+an arm object, so each arm class also finds and removes its own leftovers by discovery
+(`leftovers`, `clean`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from journalbench.agent import cgroups, disk
+from journalbench.agent.iocontrol.base import IoControl
 from journalbench.agent.journals import find_jbd2
 from journalbench.agent.requires import Tool
 from journalbench.agent.sampler import Jbd2
@@ -36,12 +39,17 @@ class TenantLayout:
 
 @dataclass(frozen=True)
 class Context:
-    """What an arm needs from the run: the host, its state folder and the cgroup backend."""
+    """What an arm needs from the run: the host, its state folder, the I/O control (and
+    through it the cgroup backend) and the run folder."""
 
     host: dict[str, Any]
     root: Path  # the host's state folder: every mount, image and container lives below it
-    backend: cgroups.Backend
+    io_control: IoControl
     out: Path  # the run folder, for files an arm adds (e.g. a guest's own report)
+
+    @property
+    def backend(self) -> cgroups.Backend:
+        return self.io_control.backend
 
     @property
     def host_name(self) -> str:
@@ -146,7 +154,7 @@ class Arm:
 
     def facts(self) -> dict[str, Any]:
         """host.json's `layout`: the tenants, their cgroups and weights, the journals."""
-        backend, host = self.context.backend, self.context.host_name
+        backend, control = self.context.backend, self.context.io_control
         return {
             "arm": self.NAME,
             "tenants": {
@@ -154,7 +162,7 @@ class Arm:
                     "volume": t.volume, "data_dir": str(t.data_dir),
                     "cgroup": "/" + self.context.cgroup(t.name),
                     "weight_set": t.weight,
-                    "weight_read_back": backend.weight(cgroups.tenant_cgroup(host, t.name)),
+                    "weight_read_back": control.weight(self.context.cgroup(t.name)),
                     "jbd2": t.jbd2.name if t.jbd2 else None,
                 }
                 for t in self.tenants
@@ -172,7 +180,7 @@ class Arm:
         the weight the spec gave it."""
         for tenant in self.tenants:
             rel = self.context.cgroup(tenant.name)
-            found = self.context.backend.weight(rel)
+            found = self.context.io_control.weight(rel)
             if found != tenant.weight:
                 raise AgentError(f"{rel}: weight reads {found}, spec says {tenant.weight}")
 

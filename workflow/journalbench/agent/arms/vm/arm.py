@@ -320,7 +320,7 @@ class VirtualMachine(Arm):
         rel = self.context.cgroup(tenant.name)
         backend = self.context.backend
         backend.create(rel)
-        backend.set_weight(rel, tenant.weight)
+        self.context.io_control.set_weight(rel, tenant.weight)
         procs = backend.path(rel) / "cgroup.procs"
         folder = self.folder / tenant.name
         folder.mkdir(parents=True, exist_ok=True)
