@@ -1,19 +1,22 @@
 """The interface every arm implements, and what an arm knows about its tenants.
 
 An arm decides how tenants' storage maps onto the one test device, how a tenant is started
-(container, VM), how a command runs inside it, and what it adds to host.json. Tenants' weights
-are set, read back and counted through the run's I/O control (`Context.io_control`,
-agent/iocontrol/). The agent's run (`agent/run.py`) calls, in order: `plan_tunnels`, `prepare`
-(storage), `start`, `prepare_workloads` (the workloads' own preparation through `run`/`spawn`),
-`after_start`, the measured phase, `before_stop`, `stop`. Teardown after a crash cannot rely on
-an arm object, so each arm class also finds and removes its own leftovers by discovery
-(`leftovers`, `clean`).
+(container, VM), how a command runs inside it, and what it adds to host.json. A workload sees
+its tenant through a `TenantShell` only: what the tenant offers (its data folder as the host
+sees it, a byte tunnel into it, whether it runs its own kernel, ...), never which arm it is.
+Tenants' weights are set, read back and counted through the run's I/O control
+(`Context.io_control`, agent/iocontrol/). The agent's run (`agent/run.py`) calls, in order:
+`plan_tunnels`, `prepare` (storage), `start`, `prepare_workloads` (the workloads' own
+preparation through `run`/`spawn`), `after_start`, the measured phase, `before_stop`, `stop`.
+Teardown after a crash cannot rely on an arm object, so each arm class also finds and removes
+its own leftovers by discovery (`leftovers`, `clean`).
 """
 
 from __future__ import annotations
 
 import subprocess
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,18 @@ class TenantLayout:
     data_dir: Path  # the tenant's data folder as the host sees it
     volume: str  # block device holding the tenant's file system
     jbd2: Jbd2 | None  # None when the journal runs where the host cannot see it (a guest)
+
+
+@dataclass(frozen=True)
+class Tunnel:
+    """A byte tunnel into a tenant, for a client on the host and a server listening on a unix
+    socket inside the tenant: the client connects to `host_end`; inside the tenant the command
+    `bridge(target)` carries the bytes to the server's socket `target`, and logs `ready` once
+    both its ends are open."""
+
+    host_end: Path
+    bridge: Callable[[str], list[str]]
+    ready: str
 
 
 @dataclass(frozen=True)
@@ -63,6 +78,8 @@ class Arm:
     NAME: ClassVar[str]
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
     DATA_MOUNT: ClassVar[str] = "/mnt"  # where a tenant sees its data folder
+    # a tenant runs its own kernel: the host can neither trace its syscalls nor see its journal
+    GUEST_KERNEL: ClassVar[bool] = False
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -108,6 +125,23 @@ class Arm:
 
     def virt_accel(self) -> str | None:
         """`kvm` or `tcg` for an arm whose tenants are VMs; None for containers."""
+        return None
+
+    # -- what a tenant offers its workload (TenantShell) --------------------------------------
+
+    def layout_of(self, tenant: str) -> TenantLayout:
+        for layout in self.tenants:
+            if layout.name == tenant:
+                return layout
+        raise AgentError(f"tenant {tenant}: not one of this run's (its storage is not prepared)")
+
+    def host_path(self, tenant: str) -> Path | None:
+        """The tenant's data folder as the host sees it; None when the host cannot see it."""
+        return self.layout_of(tenant).data_dir
+
+    def byte_tunnel(self, tenant: str, name: str) -> Tunnel | None:
+        """The tunnel `name` into the tenant (planned in `plan_tunnels`); None when the arm
+        needs none (a container's sockets are in the host's view of its data folder)."""
         return None
 
     def stop(self) -> None:
@@ -197,14 +231,64 @@ class Arm:
 
 @dataclass(frozen=True)
 class TenantShell:
-    """An arm bound to one tenant: what a workload needs to run its commands there."""
+    """An arm bound to one tenant: what a workload may ask of its tenant (run its commands
+    there, and what the tenant offers), so that no workload tests which arm it runs on."""
 
     arm: Arm
     name: str
 
     @property
     def data_dir(self) -> str:
+        """The tenant's data folder as commands inside the tenant see it."""
         return self.arm.DATA_MOUNT
+
+    @property
+    def host_path(self) -> Path | None:
+        """The tenant's data folder as the host sees it; None when it lives in a guest."""
+        return self.arm.host_path(self.name)
+
+    def tunnel(self, name: str) -> Tunnel | None:
+        """The byte tunnel `name` into the tenant, as its workload asked for it
+        (Workload.guest_tunnels); None when the tenant needs none: its data folder is the
+        host's (`host_path`)."""
+        return self.arm.byte_tunnel(self.name, name)
+
+    @property
+    def guest_kernel(self) -> bool:
+        """The tenant runs its own kernel: the host can neither trace its syscalls nor see
+        its journal."""
+        return self.arm.GUEST_KERNEL
+
+    @property
+    def sharing(self) -> list[str]:
+        """The tenants whose data is on this tenant's file system, itself included, in the
+        run's order; empty before the storage is prepared."""
+        mine = next((t for t in self.arm.tenants if t.name == self.name), None)
+        return [t.name for t in self.arm.tenants if mine and t.volume == mine.volume]
+
+    @property
+    def cgroup(self) -> str:
+        """The tenant's cgroup, relative to the hierarchy's root (no leading slash)."""
+        return self.arm.context.cgroup(self.name)
+
+    @property
+    def out(self) -> Path:
+        """The run folder."""
+        return self.arm.context.out
+
+    @property
+    def state_root(self) -> Path:
+        """The host's state folder of this run (`<state_dir>/<host>`), which teardown empties."""
+        return self.arm.context.root
+
+    @property
+    def state_dir(self) -> Path:
+        """The host's `state_dir`: what outlives runs (caches) lives there."""
+        return Path(self.arm.context.host["state_dir"])
+
+    @property
+    def host_name(self) -> str:
+        return self.arm.context.host_name
 
     def run(self, argv: list[str], timeout: float = 600) -> str:
         return self.arm.run(self.name, argv, timeout)
