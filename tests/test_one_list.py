@@ -133,6 +133,20 @@ def test_device_profiles_are_the_profile_modules() -> None:
     assert set(emulated) == {n for n, cls in PROFILES.items() if issubclass(cls, Hdd)}
 
 
+def test_io_controls_are_the_io_control_modules() -> None:
+    """Every place a file may name io_control offers the registry's names, with the
+    vocabulary's default."""
+    campaign = schema("campaign")
+    experiment = campaign["properties"]["experiments"]["items"]["properties"]
+    assert campaign["properties"]["io_control"] == experiment["io_control"] == {
+        "$ref": "#/$defs/io_control"}
+    fields = [schema("run-spec")["properties"]["io_control"], campaign["$defs"]["io_control"],
+              schema("host")["properties"]["io_control"]]
+    for field in fields:
+        assert field["enum"] == list(IO_CONTROLS) == list(vocabulary.IO_CONTROLS)
+        assert field["default"] == vocabulary.DEFAULT_IO_CONTROL
+
+
 def test_hdd_model_defaults() -> None:
     properties = schema("host")["$defs"]["hdd_model"]["properties"]
     defaults = Params()
