@@ -1,6 +1,7 @@
 """1 Hz disk I/O samples per tenant cgroup, per jbd2 thread and for the whole device.
 
-Tenant bytes come from the cgroup controller's counters. jbd2 bytes come from tracefs
+Tenant bytes come from the cgroup counters the run's I/O control reads (IoControl.counters,
+the files host.json's io_control.counter_files names). jbd2 bytes come from tracefs
 `block:block_bio_queue` events in a private trace instance, filtered in the kernel to the jbd2
 pids, so tracing costs a few events per journal commit and nothing for tenant I/O.
 
