@@ -205,3 +205,51 @@ def test_a_runs_bfq_setting_does_not_leak_into_the_next_run(agent_host, tmp_path
     assert after["device"]["path"] == first["device"]["path"]  # the same device, reused
     assert (after["bfq"]["low_latency"], after["bfq"]["slice_idle_us"]) == ("1", "8000")
     assert after["bfq"]["strict_guarantees"] == "1"  # the host's own setting still applies
+
+
+@pytest.mark.parametrize(("arm", "named_by"), [("shared-journal", "spec"),
+                                               ("per-container-journal", "host"),
+                                               ("journal-accounted", "default")])
+def test_each_container_arm_records_its_io_control(agent_host, tmp_path, arm, named_by):
+    """host.json's io_control: the control the spec, the host or the default named, the
+    tunables it read back (the same as the `bfq` field runs always had), and its weight file,
+    through which both tenants' weights read back as set; its counters charged both."""
+    spec_data = spec(arm, ("heavy", 700, "no-fsync"), ("light", 300, "no-fsync"), duration=2)
+    if named_by == "spec":
+        spec_data["io_control"] = "bfq"
+    elif named_by == "host":
+        with agent_host["file"].open("a") as host_file:
+            host_file.write("io_control: bfq\n")
+    facts = host_facts(run(spec_data, agent_host, tmp_path / "run"))
+    control = facts["io_control"]
+    assert (control["name"], control["chosen_by"]) == ("bfq", named_by)
+    assert facts["scheduler"] == control["scheduler"] == "bfq"
+    assert control["tunables"] == facts["bfq"] and control["tunables"]["strict_guarantees"] == "1"
+    assert control["cgroup_version"] == facts["cgroup_version"]
+    assert control["weight_file"] == {1: "blkio.bfq.weight", 2: "io.bfq.weight"}[
+        facts["cgroup_version"]]
+    tenants = facts["layout"]["tenants"]
+    assert {n: (t["weight_set"], t["weight_read_back"]) for n, t in tenants.items()} == {
+        "heavy": (700, 700), "light": (300, 300)}
+    charged = totals(tmp_path / "run", "tenant")
+    assert charged["heavy"] > 0 and charged["light"] > 0
+
+
+def test_the_agent_refuses_an_unknown_io_control_before_making_anything(agent_host, tmp_path):
+    """The bundle's agent gets plain JSON (no schema): its own check names the file and the
+    field in one line, and nothing is made."""
+    host = {"name": agent_host["name"], "transport": "local",
+            "state_dir": str(agent_host["state_dir"]), "device": {"kind": "image", "size_gb": 4},
+            "bfq": {"strict_guarantees": 1}}
+    host_file, spec_file = tmp_path / "host.json", tmp_path / "spec.json"
+    host_file.write_text(json.dumps({**host, "io_control": "cfq"}))
+    spec_file.write_text(json.dumps(spec("shared-journal", ("solo", 500, "no-fsync"))))
+    done = subprocess.run([str(VENV_BIN / "python"), "-m", "journalbench.agent.main", "run",
+                           str(spec_file), "--host", str(host_file), "--out",
+                           str(tmp_path / "run")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"journalbench: error: host {agent_host['name']}: field io_control: unknown I/O "
+        "control 'cfq'; this agent has bfq"]
+    assert not (tmp_path / "run").exists()
+    assert not system_residue(agent_host["name"], agent_host["state_dir"])

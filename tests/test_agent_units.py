@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from journalbench import runfolder
-from journalbench.agent.cgroups import IoCounters, parse_v1_stat, parse_v2_stat
+from journalbench.agent.iocounters import IoCounters, parse_v1_stat, parse_v2_stat
 from journalbench.agent.journals import TRACE_LINE
 from journalbench.agent.workloads import fio
 

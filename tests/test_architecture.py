@@ -123,6 +123,32 @@ def test_the_agent_side_needs_only_the_stdlib(name: str) -> None:
                 f"{name}:{line} imports {target}, not in the stdlib"
 
 
+ARM_CLASSES = ("VirtualMachine", "ContainerArm", "SharedJournal", "PerContainerJournal",
+               "JournalAccounted")
+
+
+def test_workloads_ask_their_tenant_not_its_arm() -> None:
+    """A workload reaches its tenant through TenantShell's offers (host_path, tunnel,
+    guest_kernel, ...): it imports no arm but the interface, names no arm class, and never
+    reaches past the shell into the arm (`shell.arm`)."""
+    wrong = []
+    for name, path in MODULES.items():
+        if not name.startswith("journalbench.agent.workloads."):
+            continue
+        for target, line in own_imports(name):
+            if target.startswith("journalbench.agent.arms") and \
+                    target not in ("journalbench.agent.arms.base",
+                                   "journalbench.agent.arms.base.TenantShell",
+                                   "journalbench.agent.arms.base.Tunnel"):
+                wrong.append(f"{path.relative_to(PACKAGE)}:{line} imports {target}")
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Name) and node.id in ARM_CLASSES:
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno} names {node.id}")
+            if isinstance(node, ast.Attribute) and node.attr == "arm":
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno} reaches .arm")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_the_checks_can_fail() -> None:
     """A check of the checker: it sees edges that are there and finds a circle in a toy graph."""
     assert any(t.startswith("journalbench.formats")

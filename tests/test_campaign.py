@@ -14,6 +14,7 @@ from journalbench.control.hosts import load_hosts
 from journalbench.errors import AgentError, ConfigError
 from journalbench.plan import campaign
 from journalbench.plan import plan as plans
+from journalbench.plan.schemas import validate
 
 HOST = "hosts/local.yaml"
 
@@ -115,6 +116,43 @@ def test_an_experiment_sets_bfq_from_its_vary_values(tmp_path, repo):
     assert len(runs) == 2 * 2 * 2 * 2 and len({r.run_id for r in runs}) == len(runs)
     assert {json.dumps(r.spec["bfq"], sort_keys=True) for r in runs} == {
         '{"slice_idle": 0, "strict_guarantees": 0}', '{"slice_idle": 0, "strict_guarantees": 1}'}
+
+
+def test_naming_the_default_io_control_keeps_the_run_ids(tmp_path, repo):
+    """Left out of the spec like an absent one: the runs made before the field existed are
+    still the planned ones, whether the campaign or an experiment names it."""
+    hosts = load_hosts(str(repo / HOST))
+    before = [r.run_id for r in plans.runs(write(tmp_path, BASE), hosts)]
+    for text in (BASE.replace("experiments:", "io_control: bfq\nexperiments:"),
+                 BASE.replace("    vary:", "    io_control: bfq\n    vary:")):
+        runs = plans.runs(write(tmp_path, text), hosts)
+        assert [r.run_id for r in runs] == before
+        assert not any("io_control" in r.spec for r in runs)
+
+
+def test_another_io_control_is_in_the_spec() -> None:
+    """An experiment's over the campaign's; only a name other than the default is written."""
+    assert campaign.run_io_control({"io_control": "other"}, {}) == "other"
+    assert campaign.run_io_control({"io_control": "other"}, {"io_control": "bfq"}) is None
+    assert campaign.run_io_control({}, {"io_control": "other"}) == "other"
+    assert campaign.run_io_control({}, {}) is None
+
+
+def test_an_unknown_io_control_names_file_and_field(tmp_path, repo):
+    text = BASE.replace("    vary:", "    io_control: cfq\n    vary:")
+    with pytest.raises(ConfigError, match=r"c.yaml: field experiments.0.io_control: 'cfq' is "
+                                          r"not one of \['bfq'\]"):
+        campaign.load_campaign(write(tmp_path, text))
+    host = tmp_path / "h.yaml"
+    host.write_text("name: h\ntransport: local\ndevice: {kind: image}\nio_control: cfq\n")
+    with pytest.raises(ConfigError, match=r"h.yaml: field io_control: 'cfq' is not one of"):
+        load_hosts(str(host))
+    spec = {"arm": "shared-journal", "duration_s": 5, "repetition": 1, "io_control": "cfq",
+            "tenants": [{"name": "a", "weight": 100,
+                         "workload": {"tool": "fio", "preset": "no-fsync"}}]}
+    with pytest.raises(ConfigError, match=r"spec.json: field io_control: 'cfq' is not one of"):
+        validate(spec, "run-spec", "spec.json")
+    validate(spec, "run-record", "spec.json")  # a run an agent made with its own control
 
 
 @pytest.mark.parametrize(("change", "field"), [

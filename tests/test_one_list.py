@@ -14,7 +14,7 @@ from journalbench import vocabulary, window
 from journalbench.agent import packages
 from journalbench.agent.devices.hdd import Hdd
 from journalbench.agent.devices.hdd_model import Params
-from journalbench.agent.registry import ARMS, PROFILES, WORKLOADS
+from journalbench.agent.registry import ARMS, IO_CONTROLS, PROFILES, WORKLOADS
 from journalbench.agent.workloads import fio
 from journalbench.control import hosts
 from journalbench.vocabulary import DEFAULT_PROFILE
@@ -133,6 +133,20 @@ def test_device_profiles_are_the_profile_modules() -> None:
     assert set(emulated) == {n for n, cls in PROFILES.items() if issubclass(cls, Hdd)}
 
 
+def test_io_controls_are_the_io_control_modules() -> None:
+    """Every place a file may name io_control offers the registry's names, with the
+    vocabulary's default."""
+    campaign = schema("campaign")
+    experiment = campaign["properties"]["experiments"]["items"]["properties"]
+    assert campaign["properties"]["io_control"] == experiment["io_control"] == {
+        "$ref": "#/$defs/io_control"}
+    fields = [schema("run-spec")["properties"]["io_control"], campaign["$defs"]["io_control"],
+              schema("host")["properties"]["io_control"]]
+    for field in fields:
+        assert field["enum"] == list(IO_CONTROLS) == list(vocabulary.IO_CONTROLS)
+        assert field["default"] == vocabulary.DEFAULT_IO_CONTROL
+
+
 def test_hdd_model_defaults() -> None:
     properties = schema("host")["$defs"]["hdd_model"]["properties"]
     defaults = Params()
@@ -146,6 +160,9 @@ def test_vocabulary_names_the_agents_parts() -> None:
     assert tuple(ARMS) == vocabulary.ARMS
     assert tuple(WORKLOADS) == vocabulary.TOOLS
     assert tuple(PROFILES) == vocabulary.PROFILES
+    assert tuple(IO_CONTROLS) == vocabulary.IO_CONTROLS
+    assert all(cls.NAME == name for name, cls in IO_CONTROLS.items())
+    assert vocabulary.DEFAULT_IO_CONTROL in IO_CONTROLS
     assert set(vocabulary.CONTAINER_ARMS) == set(vocabulary.ARMS) - {vocabulary.VM}
 
 

@@ -24,6 +24,7 @@ from journalbench.agent.arms.vm import (
     tunnel as guest_tunnel,
 )
 from journalbench.agent.arms.vm.arm import VirtualMachine, qemu_argv
+from journalbench.agent.iocontrol.bfq import Bfq
 from journalbench.agent.workloads import fio, redis
 from journalbench.plan.campaign import expand, load_campaign
 from journalbench.plan.schemas import validate
@@ -94,7 +95,7 @@ def test_the_built_binding_records_its_version_and_source_hash() -> None:
 
 def vm_arm(root: Path) -> VirtualMachine:
     host = {"name": "unit", "state_dir": str(root.parent)}
-    return VirtualMachine(Context(host, root, cgroups.detect(), root / "out"))
+    return VirtualMachine(Context(host, root, Bfq(cgroups.detect()), root / "out"))
 
 
 def test_the_vm_arm_plans_a_tunnel_per_workload_and_refuses_a_socket_path_too_long(

@@ -1,4 +1,7 @@
-"""cgroup v1 blkio and cgroup v2 io behind one interface: weights, counters, moving threads.
+"""cgroup v1 blkio and cgroup v2 io behind one interface: what depends on the cgroup version
+alone (making groups, moving threads, which group a task is in, the groups' paths, residue).
+What a group's disk weight and counters are depends on how weights are enforced as well: that
+is the I/O control's (agent/iocontrol/).
 
 Every cgroup the agent makes lives under `journalbench/<host name>/` in every hierarchy, so two
 hosts sharing one machine (tests) never touch each other's groups, and residue is easy to find.
@@ -11,7 +14,6 @@ import os
 import time
 from pathlib import Path
 
-from journalbench.agent.iocounters import IoCounters
 from journalbench.agent.system import log, mounts, read, write
 from journalbench.errors import AgentError
 
@@ -37,6 +39,11 @@ def v2_root() -> Path | None:
     return None
 
 
+def lxc_key(version: int, cgroup_file: str) -> str:
+    """The LXC config key that writes `cgroup_file` in a container's cgroup as it starts."""
+    return f"{'lxc.cgroup' if version == 1 else 'lxc.cgroup2'}.{cgroup_file}"
+
+
 class Backend:
     """What differs between cgroup v1 blkio and v2 io."""
 
@@ -45,18 +52,6 @@ class Backend:
 
     def path(self, rel: str) -> Path:
         return self.root / rel if rel not in ("", "/") else self.root
-
-    def weight(self, rel: str) -> int:
-        raise NotImplementedError
-
-    def set_weight(self, rel: str, weight: int) -> None:
-        raise NotImplementedError
-
-    def counters(self, rel: str, devnum: str) -> IoCounters:
-        raise NotImplementedError
-
-    def lxc_weight_key(self) -> str:
-        raise NotImplementedError
 
     def controller_line(self, pid: int) -> str | None:
         raise NotImplementedError
@@ -88,21 +83,6 @@ class V1Blkio(Backend):
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def weight(self, rel: str) -> int:
-        return int(read(self.path(rel) / "blkio.bfq.weight").split()[-1])
-
-    def set_weight(self, rel: str, weight: int) -> None:
-        write(self.path(rel) / "blkio.bfq.weight", weight)
-
-    def counters(self, rel: str, devnum: str) -> IoCounters:
-        base = self.path(rel)
-        size = parse_v1_stat(read(base / "blkio.bfq.io_service_bytes_recursive"), devnum)
-        count = parse_v1_stat(read(base / "blkio.bfq.io_serviced_recursive"), devnum)
-        return IoCounters(size["Read"], size["Write"], count["Read"], count["Write"])
-
-    def lxc_weight_key(self) -> str:
-        return "lxc.cgroup.blkio.bfq.weight"
-
     def controller_line(self, pid: int) -> str | None:
         for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
             if "blkio" in line.split(":")[1].split(","):
@@ -126,19 +106,6 @@ class V2Io(Backend):
             if "io" not in read(parent / "cgroup.subtree_control").split():
                 write(parent / "cgroup.subtree_control", "+io")
 
-    def weight(self, rel: str) -> int:
-        first = read(self.path(rel) / "io.bfq.weight").splitlines()[0]
-        return int(first.split()[-1])
-
-    def set_weight(self, rel: str, weight: int) -> None:
-        write(self.path(rel) / "io.bfq.weight", weight)
-
-    def counters(self, rel: str, devnum: str) -> IoCounters:
-        return parse_v2_stat(read(self.path(rel) / "io.stat"), devnum)
-
-    def lxc_weight_key(self) -> str:
-        return "lxc.cgroup2.io.bfq.weight"
-
     def controller_line(self, pid: int) -> str | None:
         for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
             if line.startswith("0::"):
@@ -146,31 +113,8 @@ class V2Io(Backend):
         return None
 
 
-def parse_v1_stat(text: str, devnum: str) -> dict[str, int]:
-    values = {"Read": 0, "Write": 0}
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[0] == devnum and fields[1] in values:
-            values[fields[1]] = int(fields[2])
-    return values
-
-
-def parse_v2_stat(text: str, devnum: str) -> IoCounters:
-    for line in text.splitlines():
-        fields = line.split()
-        if fields and fields[0] == devnum:
-            kv = dict(item.split("=", 1) for item in fields[1:])
-            return IoCounters(
-                int(kv.get("rbytes", 0)),
-                int(kv.get("wbytes", 0)),
-                int(kv.get("rios", 0)),
-                int(kv.get("wios", 0)),
-            )
-    return IoCounters()
-
-
 def detect() -> Backend:
-    """cgroup v1 blkio with BFQ weights if the host has it, else v2 with the io controller."""
+    """cgroup v1 blkio if the host has it, else v2 with the io controller."""
     v1 = v1_blkio_root()
     if v1 is not None:
         return V1Blkio(v1)

@@ -70,7 +70,7 @@ def run(spec: dict[str, Any], host: dict[str, Any], out: Path, *, source: str,
         raise AgentError(f"{out}: already exists; a run folder is never overwritten")
     need_root()
     console_logging(verbose)
-    facts = execute(spec, host, out, teardown_first=teardown_first)
+    facts = execute(spec, host, out, teardown_first=teardown_first, source=source)
     print(f"run complete: {out} (setup {facts['timing']['setup_s']} s, "
           f"teardown {facts['timing']['teardown_s']} s)")
     return 0

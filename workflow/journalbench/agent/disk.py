@@ -1,4 +1,5 @@
-"""The test device: an image-backed loop device or a dedicated disk, BFQ, partitions, ext4.
+"""The test device: an image-backed loop device or a dedicated disk, partitions, ext4 (its
+scheduler is the I/O control's: agent/iocontrol/).
 
 Only a Device made by `attach_image` or `guard_disk` is ever partitioned or formatted, and
 `guard_disk` refuses a disk that is mounted, in use, holds `/`, or is not a whole disk.
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench.agent.requires import Tool
-from journalbench.agent.system import log, mounts, read, sh, write
+from journalbench.agent.system import log, mounts, read, sh
 from journalbench.errors import AgentError
 
 TOOLS = (
@@ -133,31 +134,6 @@ def recheck(device: Device) -> None:
     """Right before a destructive step: the name must still resolve to the guarded device."""
     if device.kind == "disk" and os.path.realpath(device.named) != device.path:
         raise AgentError(f"device.id {device.named} no longer points to {device.path}; refusing")
-
-
-def set_bfq(device: Device, tunables: dict[str, Any]) -> dict[str, str]:
-    """Select BFQ on the device afresh (its tunables at the kernel's defaults), apply the
-    host's and the run's tunables, return every tunable read back."""
-    queue = device.sysfs / "queue"
-    offered = read(queue / "scheduler").replace("[", "").replace("]", "").split()
-    if "bfq" not in offered:
-        raise AgentError(f"{device.path}: BFQ is not available (queue/scheduler lists no bfq)")
-    # a device kept from an earlier run (the emulated disk's loop device) keeps BFQ and the
-    # tunables that run set: select another scheduler first, so one run's setting never
-    # leaks into the next
-    other = next((name for name in offered if name != "bfq"), None)
-    if other is None:
-        raise AgentError(f"{device.path}: no scheduler but bfq to reset BFQ's tunables with")
-    write(queue / "scheduler", other)
-    write(queue / "scheduler", "bfq")
-    if "[bfq]" not in read(queue / "scheduler"):
-        raise AgentError(f"{device.path}: could not select BFQ")
-    iosched = queue / "iosched"
-    for key, value in tunables.items():
-        if not (iosched / key).exists():
-            raise AgentError(f"host field bfq.{key}: {device.path} has no BFQ tunable {key}")
-        write(iosched / key, value)
-    return {p.name: read(p) for p in sorted(iosched.iterdir())}
 
 
 def wipe(device: Device) -> None:

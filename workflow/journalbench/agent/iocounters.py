@@ -1,4 +1,6 @@
-"""Bytes and requests read and written: a cgroup's, a journal thread's or a block device's.
+"""Bytes and requests read and written: a cgroup's, a journal thread's or a block device's,
+and the parsers of the cgroup files that count them (which files an I/O control reads is its
+own: agent/iocontrol/).
 
 Light to import (stdlib only, no logging or subprocess): a VM guest's report imports it, and
 every module a TCG guest imports costs it a noticeable share of a second.
@@ -30,3 +32,30 @@ def device_counters(device_name: str) -> IoCounters:
     """A whole block device's counters, from /sys/class/block/<name>/stat."""
     fields = (Path("/sys/class/block") / device_name / "stat").read_text().split()
     return IoCounters(int(fields[2]) * 512, int(fields[6]) * 512, int(fields[0]), int(fields[4]))
+
+
+def parse_v1_stat(text: str, devnum: str) -> dict[str, int]:
+    """A cgroup v1 blkio stat file (`<maj:min> <Read|Write|...> <n>` lines): one device's
+    Read and Write figures."""
+    values = {"Read": 0, "Write": 0}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] == devnum and fields[1] in values:
+            values[fields[1]] = int(fields[2])
+    return values
+
+
+def parse_v2_stat(text: str, devnum: str) -> IoCounters:
+    """cgroup v2's io.stat (`<maj:min> rbytes=.. wbytes=.. rios=.. wios=..` lines): one
+    device's counters, zero when it has no line (nothing done on it yet)."""
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == devnum:
+            kv = dict(item.split("=", 1) for item in fields[1:])
+            return IoCounters(
+                int(kv.get("rbytes", 0)),
+                int(kv.get("wbytes", 0)),
+                int(kv.get("rios", 0)),
+                int(kv.get("wios", 0)),
+            )
+    return IoCounters()

@@ -20,14 +20,16 @@ TRANSPORT_TOOLS = (
 
 
 def tools(arch: str = "x86_64") -> list[Tool]:
-    """Every tool of the device, its profiles, the arms, the workloads, the probes and the
-    sampler, once each, in that order; a tool several modules need is required when any of
-    them does."""
+    """Every tool of the device, its profiles, the I/O controls, the arms, the workloads, the
+    probes and the sampler, once each, in that order; a tool several modules need is required
+    when any of them does."""
     from journalbench.agent import disk, probes, registry, sampler
 
     declared = [*disk.TOOLS, *TRANSPORT_TOOLS]
     for profile in registry.PROFILES.values():
         declared += profile.TOOLS
+    for control in registry.IO_CONTROLS.values():
+        declared += control.TOOLS
     for arm in registry.ARMS.values():
         declared += arm.TOOLS
     for workload in registry.WORKLOADS.values():

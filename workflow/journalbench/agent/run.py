@@ -29,6 +29,9 @@ from journalbench.agent.registry import (
     PROFILES,
     WORKLOADS,
     arm_class,
+    io_control_choice,
+    io_control_class,
+    io_control_on,
     profile_for,
     workload_for,
 )
@@ -91,17 +94,17 @@ def run_log(path: Path) -> Iterator[None]:
         handler.close()
 
 
-def host_facts(host: dict[str, Any], backend: cgroups.Backend, device: disk.Device,
-               bfq: dict[str, str], fsync: dict[str, float],
+def host_facts(host: dict[str, Any], backend: cgroups.Backend, io_fields: dict[str, Any],
+               device: disk.Device, fsync: dict[str, float],
                tools: dict[str, str]) -> dict[str, Any]:
+    """host.json's set-up facts; `io_fields`: the I/O control's (IoControl.record)."""
     return {
         "hostname": socket.gethostname(),
         "host": host["name"],
         "kernel": platform.release(),
         "cgroup_version": backend.version,
         "cgroup_root": str(backend.root),
-        "scheduler": "bfq",
-        "bfq": bfq,
+        **io_fields,
         "device": {
             "path": device.path, "kind": device.kind, "named": device.named,
             "devnum": device.devnum,
@@ -174,11 +177,12 @@ def measure(workloads: dict[str, Workload], arm: Arm, out: Path, sampler: Sample
 
 
 def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
-            teardown_first: bool = False) -> dict[str, Any]:
-    """Run one spec on this host into `out` (which must not exist yet); return host facts.
-    `teardown_first`: remove what an earlier run left before setting up (the controller's
-    route asks for it: one agent start per run instead of two)."""
-    cls = arm_class(spec["arm"])  # an unknown arm fails before anything is made
+            teardown_first: bool = False, source: str = "run spec") -> dict[str, Any]:
+    """Run one spec (read from `source`) on this host into `out` (which must not exist yet);
+    return host facts. `teardown_first`: remove what an earlier run left before setting up
+    (the controller's route asks for it: one agent start per run instead of two)."""
+    cls = arm_class(spec["arm"])  # an unknown arm or I/O control fails before anything is made
+    control_cls = io_control_class(spec, host, source)
     out.mkdir(parents=True)
     spec = {**spec, "run_id": runfolder.run_id(spec), "host": host["name"]}
     (out / runfolder.SPEC).write_text(json.dumps(spec, indent=1, sort_keys=True) + "\n")
@@ -189,7 +193,8 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
                  spec["arm"], len(spec["tenants"]), spec["duration_s"])
         failure: BaseException | None = None
         teardown_s = 0.0
-        arm = cls(Context(host, disk.state_root(host), cgroups.detect(), out))
+        control = io_control_on(control_cls, cgroups.detect())
+        arm = cls(Context(host, disk.state_root(host), control, out))
         try:
             if teardown_first:
                 teardown(host)
@@ -223,10 +228,11 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
     if left:
         raise AgentError(f"host {host['name']} has residue of an earlier run ({left[0]}): "
                          f"run `journalbench teardown --host {host['name']}` first")
-    backend = arm.context.backend
+    control = arm.context.io_control
     profile = profile_for(host, spec, root)
     device = profile.attach()
-    bfq = disk.set_bfq(device, {**host["bfq"], **spec.get("bfq", {})})
+    tunables = control.prepare(device, control.tunables(host, spec))
+    io_fields = control.record(tunables, io_control_choice(spec, host)[1])
     calibration = calibrate.check(host, profile, device, root / "mnt" / "calibrate")
     fsync = calibration["probe"]["fdatasync_4k_ms"]
     log.info("device %s fsync latency %.3f ms (mean), %s write+fdatasync/s", device.path,
@@ -251,7 +257,8 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
             arm.start()
             arm.prepare_workloads(workloads)
         arm.after_start()
-        facts = host_facts(host, backend, device, bfq, fsync, tool_versions(arm, workloads))
+        facts = host_facts(host, control.backend, io_fields, device, fsync,
+                           tool_versions(arm, workloads))
         facts["tracefs_mounted_by_agent"] = mounted_tracefs
         facts["layout"] = arm.facts()
         facts["virt_accel"] = arm.virt_accel()
@@ -262,7 +269,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         devtime.wait_ready()  # attaching is set-up: it ran beside the arm's, what is left
         setup_s = time.monotonic() - started
         sampler = Sampler(
-            out / runfolder.SAMPLES, backend, device.name, device.devnum,
+            out / runfolder.SAMPLES, control, device.name, device.devnum,
             {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
             {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"], devtime)
         log.info("setup took %.2f s; workloads start", setup_s)

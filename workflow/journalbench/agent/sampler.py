@@ -1,6 +1,7 @@
 """1 Hz disk I/O samples per tenant cgroup, per jbd2 thread and for the whole device.
 
-Tenant bytes come from the cgroup controller's counters. jbd2 bytes come from tracefs
+Tenant bytes come from the cgroup counters the run's I/O control reads (IoControl.counters,
+the files host.json's io_control.counter_files names). jbd2 bytes come from tracefs
 `block:block_bio_queue` events in a private trace instance, filtered in the kernel to the jbd2
 pids, so tracing costs a few events per journal commit and nothing for tenant I/O.
 
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from journalbench.agent.cgroups import Backend
+from journalbench.agent.iocontrol.base import IoControl
 from journalbench.agent.iocounters import IoCounters, device_counters
 from journalbench.agent.journals import EVENT, TRACEFS, Jbd2, JournalTracer, trace_instance
 from journalbench.agent.requires import Tool
@@ -309,14 +311,15 @@ class CgroupIds:
 class Sampler:
     """Writes io-samples.jsonl: deltas per interval for every tenant, jbd2 thread and device."""
 
-    def __init__(self, out: Path, backend: Backend, device_name: str, devnum: str,
+    def __init__(self, out: Path, control: IoControl, device_name: str, devnum: str,
                  tenants: dict[str, str], weights: dict[str, int], jbd2: list[Jbd2],
                  host: str, devtime: DeviceTimeTracer | None = None,
                  interval: float = 1.0) -> None:
         """`devtime`, when given, is launched already and adds requests and device time to
         every line; the sampler stops it."""
         self.out = out
-        self.backend = backend
+        self.control = control  # reads the tenants' counters
+        self.backend = control.backend
         self.device_name = device_name
         self.devnum = devnum
         self.tenants = tenants
@@ -325,13 +328,13 @@ class Sampler:
         self.interval = interval
         self.tracer = JournalTracer(host, jbd2, write)  # the host logs its writes
         self.devtime = devtime
-        self.cgroup_ids = CgroupIds(backend, tenants)
+        self.cgroup_ids = CgroupIds(control.backend, tenants)
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.loop, name="sampler", daemon=True)
         self.error: BaseException | None = None
 
     def read_all(self) -> dict[tuple[str, str], IoCounters]:
-        values = {("tenant", name): self.backend.counters(rel, self.devnum)
+        values = {("tenant", name): self.control.counters(rel, self.devnum)
                   for name, rel in self.tenants.items()}
         for thread in self.jbd2:
             values[("jbd2", thread.name)] = self.tracer.snapshot(thread)

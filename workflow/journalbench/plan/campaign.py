@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder, window
+from journalbench import runfolder, vocabulary, window
 from journalbench.agent.registry import WORKLOADS
 from journalbench.plan.schemas import load_validated, validate
 
@@ -94,6 +94,15 @@ def planned_tenants(experiment: dict[str, Any], values: dict[str, Any]) -> list[
     return tenants
 
 
+def run_io_control(campaign: dict[str, Any], experiment: dict[str, Any]) -> str | None:
+    """The io_control a run spec of `experiment` names: the experiment's, else the
+    campaign's; None for the default, which the spec leaves out (so a campaign naming it keeps
+    the run ids of runs made before the field existed)."""
+    name = experiment.get("io_control", campaign.get("io_control",
+                                                     vocabulary.DEFAULT_IO_CONTROL))
+    return None if name == vocabulary.DEFAULT_IO_CONTROL else str(name)
+
+
 def repetitions(campaign: dict[str, Any], experiment: dict[str, Any]) -> int:
     return int(experiment.get("repetitions", campaign["repetitions"]))
 
@@ -125,6 +134,9 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                     spec["bfq"] = bfq
                 if device is not None:  # without it, the host's own profile (and old run ids)
                     spec["device"] = device
+                io_control = run_io_control(campaign, experiment)
+                if io_control is not None:  # without it, the host's or the default
+                    spec["io_control"] = io_control
                 if repetition == 1:  # later repetitions differ in `repetition` alone
                     where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
                     validate(spec, "run-spec", where)

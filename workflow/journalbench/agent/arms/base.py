@@ -1,23 +1,29 @@
 """The interface every arm implements, and what an arm knows about its tenants.
 
 An arm decides how tenants' storage maps onto the one test device, how a tenant is started
-(container, VM), how a command runs inside it, and what it adds to host.json. The agent's run
-(`agent/run.py`) calls, in order: `plan_tunnels`, `prepare` (storage), `start`,
-`prepare_workloads` (the workloads' own preparation through `run`/`spawn`), `after_start`, the
-measured phase, `before_stop`, `stop`. Teardown after a crash cannot rely on an arm object, so
-each arm class also finds and removes its own leftovers by discovery (`leftovers`, `clean`).
+(container, VM), how a command runs inside it, and what it adds to host.json. A workload sees
+its tenant through a `TenantShell` only: what the tenant offers (its data folder as the host
+sees it, a byte tunnel into it, whether it runs its own kernel, ...), never which arm it is.
+Tenants' weights are set, read back and counted through the run's I/O control
+(`Context.io_control`, agent/iocontrol/). The agent's run (`agent/run.py`) calls, in order:
+`plan_tunnels`, `prepare` (storage), `start`, `prepare_workloads` (the workloads' own
+preparation through `run`/`spawn`), `after_start`, the measured phase, `before_stop`, `stop`.
+Teardown after a crash cannot rely on an arm object, so each arm class also finds and removes
+its own leftovers by discovery (`leftovers`, `clean`).
 """
 
 from __future__ import annotations
 
 import subprocess
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from journalbench.agent import cgroups, disk
+from journalbench.agent.iocontrol.base import IoControl
 from journalbench.agent.journals import find_jbd2
 from journalbench.agent.requires import Tool
 from journalbench.agent.sampler import Jbd2
@@ -35,13 +41,30 @@ class TenantLayout:
 
 
 @dataclass(frozen=True)
+class Tunnel:
+    """A byte tunnel into a tenant, for a client on the host and a server listening on a unix
+    socket inside the tenant: the client connects to `host_end`; inside the tenant the command
+    `bridge(target)` carries the bytes to the server's socket `target`, and logs `ready` once
+    both its ends are open."""
+
+    host_end: Path
+    bridge: Callable[[str], list[str]]
+    ready: str
+
+
+@dataclass(frozen=True)
 class Context:
-    """What an arm needs from the run: the host, its state folder and the cgroup backend."""
+    """What an arm needs from the run: the host, its state folder, the I/O control (and
+    through it the cgroup backend) and the run folder."""
 
     host: dict[str, Any]
     root: Path  # the host's state folder: every mount, image and container lives below it
-    backend: cgroups.Backend
+    io_control: IoControl
     out: Path  # the run folder, for files an arm adds (e.g. a guest's own report)
+
+    @property
+    def backend(self) -> cgroups.Backend:
+        return self.io_control.backend
 
     @property
     def host_name(self) -> str:
@@ -55,6 +78,8 @@ class Arm:
     NAME: ClassVar[str]
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
     DATA_MOUNT: ClassVar[str] = "/mnt"  # where a tenant sees its data folder
+    # a tenant runs its own kernel: the host can neither trace its syscalls nor see its journal
+    GUEST_KERNEL: ClassVar[bool] = False
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -102,6 +127,23 @@ class Arm:
         """`kvm` or `tcg` for an arm whose tenants are VMs; None for containers."""
         return None
 
+    # -- what a tenant offers its workload (TenantShell) --------------------------------------
+
+    def layout_of(self, tenant: str) -> TenantLayout:
+        for layout in self.tenants:
+            if layout.name == tenant:
+                return layout
+        raise AgentError(f"tenant {tenant}: not one of this run's (its storage is not prepared)")
+
+    def host_path(self, tenant: str) -> Path | None:
+        """The tenant's data folder as the host sees it; None when the host cannot see it."""
+        return self.layout_of(tenant).data_dir
+
+    def byte_tunnel(self, tenant: str, name: str) -> Tunnel | None:
+        """The tunnel `name` into the tenant (planned in `plan_tunnels`); None when the arm
+        needs none (a container's sockets are in the host's view of its data folder)."""
+        return None
+
     def stop(self) -> None:
         raise NotImplementedError
 
@@ -146,7 +188,7 @@ class Arm:
 
     def facts(self) -> dict[str, Any]:
         """host.json's `layout`: the tenants, their cgroups and weights, the journals."""
-        backend, host = self.context.backend, self.context.host_name
+        backend, control = self.context.backend, self.context.io_control
         return {
             "arm": self.NAME,
             "tenants": {
@@ -154,7 +196,7 @@ class Arm:
                     "volume": t.volume, "data_dir": str(t.data_dir),
                     "cgroup": "/" + self.context.cgroup(t.name),
                     "weight_set": t.weight,
-                    "weight_read_back": backend.weight(cgroups.tenant_cgroup(host, t.name)),
+                    "weight_read_back": control.weight(self.context.cgroup(t.name)),
                     "jbd2": t.jbd2.name if t.jbd2 else None,
                 }
                 for t in self.tenants
@@ -172,7 +214,7 @@ class Arm:
         the weight the spec gave it."""
         for tenant in self.tenants:
             rel = self.context.cgroup(tenant.name)
-            found = self.context.backend.weight(rel)
+            found = self.context.io_control.weight(rel)
             if found != tenant.weight:
                 raise AgentError(f"{rel}: weight reads {found}, spec says {tenant.weight}")
 
@@ -189,14 +231,64 @@ class Arm:
 
 @dataclass(frozen=True)
 class TenantShell:
-    """An arm bound to one tenant: what a workload needs to run its commands there."""
+    """An arm bound to one tenant: what a workload may ask of its tenant (run its commands
+    there, and what the tenant offers), so that no workload tests which arm it runs on."""
 
     arm: Arm
     name: str
 
     @property
     def data_dir(self) -> str:
+        """The tenant's data folder as commands inside the tenant see it."""
         return self.arm.DATA_MOUNT
+
+    @property
+    def host_path(self) -> Path | None:
+        """The tenant's data folder as the host sees it; None when it lives in a guest."""
+        return self.arm.host_path(self.name)
+
+    def tunnel(self, name: str) -> Tunnel | None:
+        """The byte tunnel `name` into the tenant, as its workload asked for it
+        (Workload.guest_tunnels); None when the tenant needs none: its data folder is the
+        host's (`host_path`)."""
+        return self.arm.byte_tunnel(self.name, name)
+
+    @property
+    def guest_kernel(self) -> bool:
+        """The tenant runs its own kernel: the host can neither trace its syscalls nor see
+        its journal."""
+        return self.arm.GUEST_KERNEL
+
+    @property
+    def sharing(self) -> list[str]:
+        """The tenants whose data is on this tenant's file system, itself included, in the
+        run's order; empty before the storage is prepared."""
+        mine = next((t for t in self.arm.tenants if t.name == self.name), None)
+        return [t.name for t in self.arm.tenants if mine and t.volume == mine.volume]
+
+    @property
+    def cgroup(self) -> str:
+        """The tenant's cgroup, relative to the hierarchy's root (no leading slash)."""
+        return self.arm.context.cgroup(self.name)
+
+    @property
+    def out(self) -> Path:
+        """The run folder."""
+        return self.arm.context.out
+
+    @property
+    def state_root(self) -> Path:
+        """The host's state folder of this run (`<state_dir>/<host>`), which teardown empties."""
+        return self.arm.context.root
+
+    @property
+    def state_dir(self) -> Path:
+        """The host's `state_dir`: what outlives runs (caches) lives there."""
+        return Path(self.arm.context.host["state_dir"])
+
+    @property
+    def host_name(self) -> str:
+        return self.arm.context.host_name
 
     def run(self, argv: list[str], timeout: float = 600) -> str:
         return self.arm.run(self.name, argv, timeout)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from journalbench.agent.arms.base import Arm
-from journalbench.agent.cgroups import Backend, monitor_cgroup, tenant_cgroup
+from journalbench.agent.cgroups import lxc_key, monitor_cgroup, tenant_cgroup
+from journalbench.agent.iocontrol.base import IoControl
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, sh, tool_version
 from journalbench.errors import AgentError
@@ -28,7 +29,7 @@ def lxc_path(state_root: Path) -> Path:
 
 
 def config_text(host: str, tenant: str, data_dir: Path, weight: int, cpu: int,
-                backend: Backend, log_file: Path) -> str:
+                control: IoControl, log_file: Path) -> str:
     keys = [
         ("lxc.uts.name", tenant),
         ("lxc.rootfs.path", "dir:/"),
@@ -41,10 +42,9 @@ def config_text(host: str, tenant: str, data_dir: Path, weight: int, cpu: int,
         ("lxc.apparmor.profile", "unconfined"),
         ("lxc.cgroup.dir.container", tenant_cgroup(host, tenant)),
         ("lxc.cgroup.dir.monitor", monitor_cgroup(host, tenant)),
-        (backend.lxc_weight_key(), str(weight)),
+        (control.lxc_weight_key(), str(weight)),
         # The thesis pins each VM/container to one core.
-        ("lxc.cgroup.cpuset.cpus" if backend.version == 1 else "lxc.cgroup2.cpuset.cpus",
-         str(cpu)),
+        (lxc_key(control.backend.version, "cpuset.cpus"), str(cpu)),
         ("lxc.log.file", str(log_file)),
         ("lxc.log.level", "INFO"),
     ]
@@ -120,7 +120,7 @@ class ContainerArm(Arm):
         host = self.context.host_name
         for index, tenant in enumerate(self.tenants):
             config = config_text(host, tenant.name, tenant.data_dir, tenant.weight, cpu_for(index),
-                                 self.context.backend, self.lxcpath / f"{tenant.name}.log")
+                                 self.context.io_control, self.lxcpath / f"{tenant.name}.log")
             start(self.lxcpath, tenant.name, config)
         self.check_weights()
 

@@ -290,8 +290,7 @@ class Fio(Workload):
             return int(self.settings["size_mb"]) * MIB
         settings = job(self.settings)
         free = int(shell.run(["df", "-B1", "--output=avail", shell.data_dir]).split()[-1])
-        mine = next((t for t in shell.arm.tenants if t.name == self.tenant), None)
-        sharing = [t.name for t in shell.arm.tenants if mine and t.volume == mine.volume]
+        sharing = shell.sharing
         left = len(sharing) - sharing.index(self.tenant) if self.tenant in sharing else 1
         if settings.get("direct", 1) == 0:
             # write-back leaves in large requests, faster than the calibrated 64 KiB direct rate

@@ -26,7 +26,6 @@ from typing import Any
 
 from journalbench import runfolder
 from journalbench.agent import cgroups
-from journalbench.agent.arms.base import Context
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import sh
@@ -91,13 +90,6 @@ def measured_script(run_dir: str, tables: int, table_size: int, threads: int,
     ])
 
 
-def host_data_dir(shell: TenantShell) -> Path | None:
-    """The tenant's data folder as the host sees it; None when it lives inside a guest."""
-    layout = {t.name: t for t in shell.arm.tenants}[shell.name]
-    path = layout.data_dir
-    return path if path.is_absolute() and path.is_dir() else None
-
-
 class SysbenchProcess(Process):
     """A failed sysbench is reported by its own log's first problem, naming tenant and file."""
 
@@ -133,7 +125,8 @@ class MariaDB(Workload):
         self.threads: int | None = self.params["threads"]
         self.threads_from = "spec" if self.threads else None
         self.server: Server | None = None
-        self.context: Context | None = None
+        self.out: Path | None = None  # the run folder, once prepared
+        self.root: Path | None = None  # the host's state folder, once prepared
         self.cgroup_id = 0
         self.facts: dict[str, Any] = {}
 
@@ -152,16 +145,15 @@ class MariaDB(Workload):
         return {"mariadb_threads": record}
 
     def prepare(self, shell: TenantShell) -> None:
-        context = shell.arm.context
-        self.context = context
+        self.out, self.root = shell.out, shell.state_root
         t0 = time.monotonic()
-        tarball, record = prepared_datadir(Path(context.host["state_dir"]), context.root,
+        tarball, record = prepared_datadir(shell.state_dir, shell.state_root,
                                            self.params["tables"], self.params["table_size"])
         t1 = time.monotonic()
         self.unpack(shell, tarball)
         t2 = time.monotonic()
         self.server = Server(shell, f"tenant {self.tenant}", f"{shell.data_dir}/{DATA_NAME}",
-                             TENANT_RUN_DIR, context.out / f"mariadb-{self.tenant}.log")
+                             TENANT_RUN_DIR, shell.out / f"mariadb-{self.tenant}.log")
         self.server.start()
         t3 = time.monotonic()
         self.server.preload(self.params["tables"])
@@ -180,10 +172,10 @@ class MariaDB(Workload):
         }
 
     def unpack(self, shell: TenantShell, tarball: Path) -> None:
-        """The prepared data directory onto the tenant's volume: from the host for a container
-        (its folder is the host's), from inside a guest through its read-only view of the
-        host's root."""
-        target = host_data_dir(shell)
+        """The prepared data directory onto the tenant's volume: from the host when it sees the
+        tenant's folder (a container's), else from inside the tenant (a guest, through its
+        read-only view of the host's root)."""
+        target = shell.host_path
         if target is not None:
             sh("tar", "-xf", str(tarball), "-C", str(target), timeout=COPY_TIMEOUT_S)
             # written back now, not during the measured phase
@@ -199,14 +191,13 @@ class MariaDB(Workload):
     def tracer_cgroup(self, shell: TenantShell) -> int:
         """The cgroup v2 id of the tenant's server (what fsync.bt filters on: one group, not
         its children; LXC puts attached commands in a child `.lxc`, so the server's own group
-        is read from /proc); 0 when the server runs behind a guest's kernel, where the host's
-        tracer cannot see its syscalls."""
-        if shell.arm.virt_accel() is not None:
+        is read from /proc); 0 when the server runs behind the tenant's own kernel, where the
+        host's tracer cannot see its syscalls."""
+        if shell.guest_kernel:
             return 0
-        assert self.context is not None
-        marker = f"/journalbench/{self.context.host_name}/{self.tenant}"
+        marker = f"/{shell.cgroup}"
         v2 = cgroups.v2_root()
-        for pid, comm in our_processes(self.context.root):
+        for pid, comm in our_processes(shell.state_root):
             lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
             group = next((line[3:] for line in lines if line.startswith("0::")), "")
             if comm == "mariadbd" and v2 is not None and f"{group}/".startswith(f"{marker}/"):
@@ -217,9 +208,9 @@ class MariaDB(Workload):
     def probes(self) -> list[Any]:
         if not self.cgroup_id:
             return []
-        assert self.context is not None
-        return [FsyncTracer(self.context.out / runfolder.fsync_file(self.tenant),
-                            self.context.root, cgroup_id=self.cgroup_id)]
+        assert self.out is not None and self.root is not None
+        return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), self.root,
+                            cgroup_id=self.cgroup_id)]
 
     def start(self, shell: TenantShell, out: Path) -> list[Process]:
         if not self.threads:

@@ -8,13 +8,15 @@ reached. Everything the workload does inside the tenant (start Redis, PING it, r
 AOF's size, shut it down) goes through the arm's command channel, so it is the same on every
 arm. The YCSB client runs on the host, outside every tenant's cgroup, as the thesis's client ran
 on another machine. It reaches Redis's socket through the tenant's data folder as the host sees
-it (container arms), or, on the vm arm, whose guests have no network and share no writable
-folder with the host, through a byte tunnel into the guest (agent/arms/vm/tunnel.py: a
-virtio-serial port whose host end is a unix socket, and socat inside the guest between the port
-and Redis's socket). The tunnel carries one connection at a time, so the vm arm takes YCSB with
-one thread (the default), and its bridge is guest CPU the container arms do not spend (the vm
-arm's vCPU report flags a saturated guest). The AOF's fdatasync is traced on the host for
-containers; in a guest the guest's kernel makes that call, and no fsync trace is kept.
+it (the shell's `host_path`: container arms), or, when the tenant offers a byte tunnel instead
+(the shell's `tunnel`: the vm arm, whose guests have no network and share no writable folder
+with the host; agent/arms/vm/tunnel.py: a virtio-serial port whose host end is a unix socket,
+and socat inside the guest between the port and Redis's socket), through that. The tunnel
+carries one connection at a time, so a tunnelled Redis takes YCSB with one thread (the
+default), and its bridge is guest CPU the container arms do not spend (the vm arm's vCPU
+report flags a saturated guest). The AOF's fdatasync is traced on the host unless the tenant
+runs its own kernel (the shell's `guest_kernel`), which then makes that call: no fsync trace is
+kept.
 
 `prepare` starts Redis (and on the vm arm the tunnel's bridge) and loads the records (not
 measured), `start` runs the INSERT workload (the measured phase, status every second), `finish`
@@ -39,9 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.agent import cgroups
-from journalbench.agent.arms.base import TenantShell
-from journalbench.agent.arms.vm import tunnel as guest_tunnel
+from journalbench.agent.arms.base import TenantShell, Tunnel
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
@@ -57,7 +57,7 @@ BINDING_PROPERTIES = "ycsb-redis.properties"
 JARS = "ycsb"  # folder of jars beside this module (built, not committed)
 FOLDER = "redis"  # in the tenant's data folder: the AOF, Redis's working dir and its socket
 SOCKET = "redis.sock"
-TUNNEL = "redis"  # the vm arm's byte tunnel into the guest (agent/arms/vm/tunnel.py)
+TUNNEL = "redis"  # the byte tunnel into a tenant that offers one (the vm arm's guests)
 START_TIMEOUT_S = 30
 BRIDGE_TIMEOUT_S = 60  # socat's start, through a TCG guest's 9p root
 WATCH_S = 0.2
@@ -217,11 +217,12 @@ class Redis(Workload):
         super().__init__(tenant, settings, duration_s)
         self.config = settings_of(settings)
         self.server: Process | None = None
-        self.bridge: Process | None = None  # the tunnel's guest end (vm arm)
+        self.bridge: Process | None = None  # the tunnel's end inside the tenant
         self.jars: Path | None = None
         self.client_socket: Path | None = None  # Redis's socket as the host's client sees it
-        self.guest = False
-        self.host_name = ""
+        self.tunnel: Tunnel | None = None  # how the client reaches Redis, when not by a folder
+        self.guest = False  # Redis runs behind the tenant's own kernel: no fsync trace
+        self.cgroup = ""
         self.out: Path | None = None
         self.root: Path | None = None
         self.facts: dict[str, Any] = {}
@@ -241,20 +242,22 @@ class Redis(Workload):
         return [TUNNEL]
 
     def where(self, shell: TenantShell) -> None:
-        """Where the host's client reaches Redis: the tenant's data folder as the host sees it
-        (containers), or the end of the vm arm's tunnel into the guest."""
-        from journalbench.agent.arms.vm.arm import VirtualMachine
-
-        if isinstance(shell.arm, VirtualMachine):
+        """Where the host's client reaches Redis: the end of the tenant's tunnel when it
+        offers one (the vm arm's guests), else the tenant's data folder as the host sees it."""
+        self.guest = shell.guest_kernel
+        self.tunnel = shell.tunnel(TUNNEL)
+        if self.tunnel is not None:
             if self.config["threads"] != 1:
-                raise AgentError(f"tenant {self.tenant}: the redis workload on the vm arm takes "
-                                 f"threads: 1, not {self.config['threads']} (its tunnel into "
-                                 "the guest carries one connection at a time)")
-            self.guest = True
-            self.client_socket = shell.arm.tunnel(shell.name, TUNNEL)
+                raise AgentError(f"tenant {self.tenant}: the redis workload through a tunnel "
+                                 f"takes threads: 1, not {self.config['threads']} (the tunnel "
+                                 "carries one connection at a time)")
+            self.client_socket = self.tunnel.host_end
             return
-        layout = {t.name: t for t in shell.arm.tenants}[shell.name]
-        self.client_socket = Path(layout.data_dir) / FOLDER / SOCKET
+        folder = shell.host_path
+        if folder is None:
+            raise AgentError(f"tenant {self.tenant}: the host can reach Redis neither through "
+                             "the tenant's data folder nor through a tunnel")
+        self.client_socket = folder / FOLDER / SOCKET
         if len(str(self.socket()).encode()) > SOCKET_PATH_MAX:
             raise AgentError(f"tenant {self.tenant}: socket path {self.socket()} is longer than "
                              f"{SOCKET_PATH_MAX} bytes: use a shorter state_dir")
@@ -266,7 +269,7 @@ class Redis(Workload):
         versions = {"redis-server": tool_version("redis-server", "--version"),
                     "java": (java.stderr.strip().splitlines() or ["unknown"])[0],
                     "ycsb": YCSB_VERSION}
-        if self.guest:  # `socat -V`: a banner line, then the version
+        if self.tunnel is not None:  # `socat -V`: a banner line, then the version
             lines = subprocess.run(["socat", "-V"], capture_output=True, text=True,
                                    check=False).stdout.splitlines()
             versions["socat"] = next((line.strip() for line in lines if "version" in line),
@@ -279,10 +282,10 @@ class Redis(Workload):
 
     def prepare(self, shell: TenantShell) -> None:
         self.where(shell)
-        out = self.out = shell.arm.context.out
-        self.host_name = shell.arm.context.host_name
-        self.root = shell.arm.context.root
-        self.jars = install_jars(shell.arm.context.root)
+        out = self.out = shell.out
+        self.cgroup = shell.cgroup
+        self.root = shell.state_root
+        self.jars = install_jars(shell.state_root)
         self.facts["binding"] = binding_info(self.jars)
         folder = self.tenant_folder(shell)
         shell.run(["mkdir", "-p", folder])
@@ -290,8 +293,9 @@ class Redis(Workload):
         self.server = spawn_logged(shell, server_argv(folder), f"redis-server in {self.tenant}",
                                    log_file)
         self.wait_ready(shell, log_file)
-        if self.guest:
-            self.bridge = self.start_bridge(shell, out / f"redis-{self.tenant}-tunnel.log")
+        if self.tunnel is not None:
+            self.bridge = self.start_bridge(shell, self.tunnel,
+                                            out / f"redis-{self.tenant}-tunnel.log")
         self.load(out)
         self.facts["aof_bytes_loaded"] = self.aof_bytes(shell)
 
@@ -314,13 +318,13 @@ class Redis(Workload):
         raise AgentError(f"tenant {self.tenant}: redis-server did not answer PING within "
                          f"{START_TIMEOUT_S} s (see {log_file})")
 
-    def start_bridge(self, shell: TenantShell, log_file: Path) -> Process:
-        """The tunnel's guest end: socat between the tunnel's port and Redis's socket, ready
-        once it has opened both (its log says so)."""
-        argv = guest_tunnel.bridge_argv(TUNNEL, f"{self.tenant_folder(shell)}/{SOCKET}")
+    def start_bridge(self, shell: TenantShell, tunnel: Tunnel, log_file: Path) -> Process:
+        """The tunnel's end inside the tenant: a bridge (the vm arm's: socat between the
+        tunnel's port and Redis's socket), ready once it has opened both (its log says so)."""
+        argv = tunnel.bridge(f"{self.tenant_folder(shell)}/{SOCKET}")
         bridge = spawn_logged(shell, argv, f"tunnel bridge of {self.tenant}", log_file)
         deadline = time.monotonic() + BRIDGE_TIMEOUT_S
-        while guest_tunnel.READY not in log_file.read_text(errors="replace"):
+        while tunnel.ready not in log_file.read_text(errors="replace"):
             if bridge.popen.poll() is not None or time.monotonic() > deadline:
                 bridge.kill()
                 lines = log_file.read_text(errors="replace").strip().splitlines()
@@ -431,7 +435,7 @@ class Redis(Workload):
             "redis_version": info.get("redis_version"),
             # how the host's client reached Redis, and whether the AOF's fdatasync was traced
             "client_socket": str(self.client_socket),
-            "client_via": "tunnel" if self.guest else "data folder",
+            "client_via": "tunnel" if self.tunnel is not None else "data folder",
             "fsync_tracer": None if self.guest else "pids",
             **self.facts,
             "aof_bytes_end": self.aof_bytes(shell),
@@ -497,11 +501,10 @@ class Redis(Workload):
         its kernel, not the host's, makes that call."""
         if self.server is None or self.out is None or self.root is None or self.guest:
             return []
-        cgroup = cgroups.tenant_cgroup(self.host_name, self.tenant)
-        pids = host_pids("redis-server", cgroup)
+        pids = host_pids("redis-server", self.cgroup)
         if len(pids) != 1:
             raise AgentError(f"tenant {self.tenant}: expected one redis-server in cgroup "
-                             f"{cgroup}, found {pids}")
+                             f"{self.cgroup}, found {pids}")
         return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), self.root,
                             pids=(pids[0],))]
 

@@ -35,7 +35,7 @@ from typing import IO, Any, TypeVar
 import journalbench
 from journalbench import vocabulary
 from journalbench.agent import disk
-from journalbench.agent.arms.base import Arm, TenantLayout
+from journalbench.agent.arms.base import Arm, TenantLayout, Tunnel
 from journalbench.agent.arms.lxc import cpu_for
 from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.arms.vm import tunnel as guest_tunnel
@@ -253,6 +253,7 @@ class VirtualMachine(Arm):
         Tool("dpkg-deb", "dpkg", True, "vm arm: guest kernel and busybox (make guest)"),
     )
     DATA_MOUNT = "/mnt"
+    GUEST_KERNEL = True
 
     def __init__(self, context: Any) -> None:
         super().__init__(context)
@@ -320,7 +321,7 @@ class VirtualMachine(Arm):
         rel = self.context.cgroup(tenant.name)
         backend = self.context.backend
         backend.create(rel)
-        backend.set_weight(rel, tenant.weight)
+        self.context.io_control.set_weight(rel, tenant.weight)
         procs = backend.path(rel) / "cgroup.procs"
         folder = self.folder / tenant.name
         folder.mkdir(parents=True, exist_ok=True)
@@ -440,6 +441,15 @@ class VirtualMachine(Arm):
             raise AgentError(f"tenant {tenant}: its guest has no tunnel {name!r} (planned: "
                              f"{self.tunnels.get(tenant, [])})")
         return guest_tunnel.socket_path(self.folder / tenant, name)
+
+    def byte_tunnel(self, tenant: str, name: str) -> Tunnel:
+        """A guest shares no writable folder with the host: a host-side client reaches a
+        server in it through its tunnel, whose guest end is a socat bridge."""
+        return Tunnel(self.tunnel(tenant, name),
+                      lambda target: guest_tunnel.bridge_argv(name, target), guest_tunnel.READY)
+
+    def host_path(self, tenant: str) -> Path | None:
+        return None  # the data folder is the guest's own file system
 
     # -- commands inside a guest --------------------------------------------------------------
 
