@@ -203,6 +203,18 @@ def test_bfq_setting_is_a_column(raw: Path, tmp_path: Path) -> None:
     assert set(runs["bfq"]) == {"strict_guarantees=1 slice_idle_us=8000 low_latency=1"}
 
 
+def test_io_control_is_a_column(raw: Path, tmp_path: Path) -> None:
+    """As the run recorded it; a run made before the record was under BFQ."""
+    recorded = next(raw.rglob("vm-*"))
+    edit_json(recorded / "host.json", lambda h: h.update(io_control={"name": "other"}))
+    write_manifest(recorded)
+    tidy.tidy(raw, tmp_path / "out")
+    runs, _, _ = tables(tmp_path / "out")
+    assert dict(zip(runs["arm"], runs["io_control"], strict=True)) == {
+        "vm": "other", "shared-journal": "bfq", "journal-accounted": "bfq",
+        "per-container-journal": "bfq"}
+
+
 def test_samples_table(raw: Path, tmp_path: Path) -> None:
     tidy.tidy(raw, tmp_path / "out")
     runs, samples, _ = tables(tmp_path / "out")
@@ -257,6 +269,8 @@ def test_incomplete_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,
     (lambda f: (f / "fio-b.json").unlink(), "fio-b.json: file not found"),
     (lambda f: edit_json(f / "host.json", lambda h: h["bfq"].pop("low_latency")),
      "host.json: no 'bfq.low_latency'"),
+    (lambda f: edit_json(f / "host.json", lambda h: h.update(io_control={"name": 1})),
+     "host.json: 'io_control.name' is 1, not str"),
 ])
 def test_damaged_run_is_unusable(tmp_path: Path, damage, words: str) -> None:
     folder = shared_journal(tmp_path / "raw")

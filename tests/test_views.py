@@ -269,6 +269,20 @@ def test_two_bfq_settings_get_their_own_rows_and_panels() -> None:
     assert [title for title, _ in views.panels(rows[rows["bfq"].str.endswith("1")])] == [None]
 
 
+def test_two_io_controls_get_their_own_rows_and_panels() -> None:
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"r{control}{rep}", "arm": "shared-journal",
+         "virt_accel": None, "beside": "no-fsync", "tenant": "victim", "device_profile": "hdd",
+         "bfq": "", "io_control": control, "device_fsync_lat_ms": 20.0,
+         "achieved_share": share} for control, share in (("bfq", 0.5), ("other", 0.7))
+        for rep in range(3)])
+    table = views.medians(rows, ["arm"], "achieved_share")
+    assert table[["io_control", "median"]].values.tolist() == [["bfq", 0.5], ["other", 0.7]]
+    assert [title for title, _ in views.panels(rows)] == [
+        "hdd: device fsync 20.00 ms, I/O control bfq",
+        "hdd: device fsync 20.00 ms, I/O control other"]
+
+
 def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
         tmp_path: Path, fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     """save lays the figure out once for both files: the PNG is the one "tight" would give

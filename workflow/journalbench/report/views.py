@@ -36,6 +36,7 @@ PROFILE = "device_profile"
 
 
 BFQ = "bfq"
+IO_CONTROL = "io_control"
 
 
 def load(processed: Path | str,
@@ -68,10 +69,11 @@ def profile_order(names: Any) -> list[str]:
 
 def apart(rows: pd.DataFrame) -> list[str]:
     """The columns whose values are never pooled: host, the device profile where the rows
-    record one, and the BFQ setting where they hold several (a table of one setting reads as
-    before; its setting is in every run's host.json)."""
+    record one, and the BFQ setting and the I/O control where they hold several (a table of
+    one reads as before; each run's is in its host.json)."""
     keys = ["host", *([PROFILE] if PROFILE in rows.columns else [])]
-    return keys + ([BFQ] if BFQ in rows.columns and rows[BFQ].nunique() > 1 else [])
+    return keys + [column for column in (BFQ, IO_CONTROL)
+                   if column in rows.columns and rows[column].nunique() > 1]
 
 
 def device_fsync(rows: pd.DataFrame) -> str:
@@ -157,6 +159,8 @@ def panels(rows: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
         title += device_fsync(group) if "device_fsync_lat_ms" in group.columns else ""
         if BFQ in values:
             title = f"{title}, BFQ {values[BFQ]}"
+        if IO_CONTROL in values:
+            title = f"{title}, I/O control {values[IO_CONTROL]}"
         if hosts > 1:
             title = f"host {values['host']}, {title}"
         titled.append((title.rstrip(": "), group))

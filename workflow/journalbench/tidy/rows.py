@@ -29,7 +29,7 @@ from journalbench.formats.samples import Sample, parse_samples
 from journalbench.tidy import currencies
 from journalbench.tidy.currencies import same_cgroup
 from journalbench.tidy.parse import TOOLS, metrics
-from journalbench.vocabulary import VM
+from journalbench.vocabulary import DEFAULT_IO_CONTROL, VM
 
 MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
@@ -73,7 +73,7 @@ HOST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("scheduler", "string"), ("device_kind", "string"),
     ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
     ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
-    ("device_profile", "string"), ("emulator_cpu_share", "float64"),
+    ("io_control", "string"), ("device_profile", "string"), ("emulator_cpu_share", "float64"),
     ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
     ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
     ("calibration_drift", "float64"),
@@ -168,6 +168,7 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
         "device_fsync_lat_p99_ms": float(need(host, "device_fsync_lat_ms.p99", path, number)),
         "virt_accel": accel,
         "bfq": bfq_label(host, path),
+        "io_control": io_control(host, path),
         **device_columns(host, path),
     }
 
@@ -176,6 +177,14 @@ def bfq_label(host: dict[str, Any], path: Path) -> str:
     """The BFQ tunables a study may vary, as the run read them back: runs of two settings
     are never pooled (views.apart, the ledger's families)."""
     return " ".join(f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED)
+
+
+def io_control(host: dict[str, Any], path: Path) -> str:
+    """How the run's weights were enforced (host.json `io_control.name`); every run made before
+    the field existed was under BFQ, what the default names."""
+    if "io_control" not in host:
+        return DEFAULT_IO_CONTROL
+    return str(need(host, "io_control.name", path, str))
 
 
 def device_columns(host: dict[str, Any], path: Path) -> dict[str, Any]:
