@@ -14,6 +14,7 @@ import pytest
 
 from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
+from journalbench.formats.fio import fio_file
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -47,7 +48,7 @@ def totals(folder: Path, kind: str) -> dict[str, int]:
 
 
 def fio_written(folder: Path, tenant: str) -> int:
-    return json.loads((folder / runfolder.fio_file(tenant)).read_text())["jobs"][0]["write"][
+    return json.loads((folder / fio_file(tenant)).read_text())["jobs"][0]["write"][
         "io_bytes"]
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
+from journalbench.formats.fio import fio_file
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -51,7 +52,7 @@ def pair(arm: str, device: str | None = None, duration: int = 6) -> dict[str, An
 
 
 def fio_sync(out: Path, tenant: str) -> dict[str, Any]:
-    return json.loads((out / runfolder.fio_file(tenant)).read_text())["jobs"][0]["sync"]
+    return json.loads((out / fio_file(tenant)).read_text())["jobs"][0]["sync"]
 
 
 def test_hdd_pair_is_calibrated_and_slows_the_victim(hdd_host, tmp_path):

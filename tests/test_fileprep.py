@@ -16,6 +16,7 @@ from journalbench import runfolder, window
 from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.workloads import fio
 from journalbench.errors import AgentError, ConfigError
+from journalbench.formats.fio import fio_file
 from journalbench.formats.samples import Sample
 from journalbench.plan import campaign
 from journalbench.plan import plan as plans
@@ -251,7 +252,7 @@ def test_each_prep_runs_without_wrapping_and_reports_jbd2(agent_host, tmp_path, 
     assert sorted({r["t"] for r in rows}) == pytest.approx(
         [span["start_s"] + 1, span["start_s"] + 2], abs=0.5)
     assert min(r["t"] for r in samples(out)) < span["start_s"]
-    job = json.loads((out / runfolder.fio_file("victim")).read_text())["jobs"][0]
+    job = json.loads((out / fio_file("victim")).read_text())["jobs"][0]
     assert job["job options"]["ramp_time"] == "1" and job["job options"]["runtime"] == "2"
     report_file = out / fio.file_report("victim")
     if prep == "overwrite":
@@ -281,7 +282,7 @@ def test_a_run_whose_file_wraps_fails_and_lands_nothing(agent_host, tmp_path):
 @pytest.mark.slow
 def test_a_buffered_writer_runs_to_time_without_time_based(agent_host, tmp_path):
     out = run(spec("fallocate", "buffered-no-fsync"), agent_host, tmp_path / "run")
-    job = json.loads((out / runfolder.fio_file("victim")).read_text())["jobs"][0]
+    job = json.loads((out / fio_file("victim")).read_text())["jobs"][0]
     assert "time_based" not in job["job options"] and job["job_runtime"] >= 2000
     report = json.loads((out / fio.file_report("victim")).read_text())
     assert report["filled"] is False and report["written_bytes"] is None
@@ -385,7 +386,7 @@ def test_a_vm_tenant_runs_fallocate_with_its_warmup(agent_host, tmp_path):
     planned = {**spec("fallocate"), "arm": "vm"}
     out = run(planned, agent_host, tmp_path / "run")
     report = json.loads((out / fio.file_report("victim")).read_text())
-    job = json.loads((out / runfolder.fio_file("victim")).read_text())["jobs"][0]
+    job = json.loads((out / fio_file("victim")).read_text())["jobs"][0]
     assert job["job options"]["ramp_time"] == "1" and job["write"]["io_bytes"] > 0
     assert report["filled"] is False
     assert job["write"]["io_bytes"] < report["written_bytes"] < report["size_bytes"]

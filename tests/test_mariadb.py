@@ -23,7 +23,8 @@ from journalbench.agent.workloads.mariadb_server import (
     cache_path,
     our_processes,
 )
-from journalbench.formats.fsync import parse_fsync
+from journalbench.formats.fsync import fsync_file, parse_fsync
+from journalbench.formats.mariadb import mariadb_facts_file
 from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -93,7 +94,7 @@ def test_two_tenants_end_to_end(agent_host, tmp_path):
         # the kernel saw the server's syscalls that InnoDB counted: the whole trace (from
         # before the workloads start to after they end) holds them, and at most the few
         # background flushes of an idle server around sysbench
-        whole = parse_fsync(out / runfolder.fsync_file(row["tenant"])).count
+        whole = parse_fsync(out / fsync_file(row["tenant"])).count
         assert whole == pytest.approx(row["db_fsyncs"], rel=0.05, abs=20)
         # tidy keeps the trace's seconds in the run's window, which sysbench's own phase
         # overlaps but for its start-up inside the tenant
@@ -104,7 +105,7 @@ def test_two_tenants_end_to_end(agent_host, tmp_path):
     per_second = [s for s in samples if s["kind"] == "ops"]
     assert {s["tenant"] for s in per_second} == {"victim", "neighbour"}
     for tenant in ("victim", "neighbour"):
-        facts = json.loads((out / runfolder.mariadb_facts_file(tenant)).read_text())
+        facts = json.loads((out / mariadb_facts_file(tenant)).read_text())
         assert facts["threads_from"] == "spec"
         assert "--skip-networking" in facts["server_argv"]
 
@@ -121,14 +122,14 @@ def test_calibrated_threads_and_a_cached_datadir(agent_host, tmp_path):
     steps = [s["threads"] for s in record["steps"]]
     assert steps[:2] == [1, 2] and record["threads"] in steps
     assert Path(record["file"]).is_file()
-    facts = json.loads((out / runfolder.mariadb_facts_file("victim")).read_text())
+    facts = json.loads((out / mariadb_facts_file("victim")).read_text())
     assert facts["threads"] == record["threads"]
     assert facts["threads_from"] == f"calibration {record['file']}"
     again = tmp_path / "again"
     code, stderr = finish(start_run(spec("journal-accounted", ("victim", 700, SMALL),
                                          duration=2), agent_host, again))
     assert code == 0, stderr
-    cached = json.loads((again / runfolder.mariadb_facts_file("victim")).read_text())
+    cached = json.loads((again / mariadb_facts_file("victim")).read_text())
     assert cached["datadir_cache"]["made_at"] == facts["datadir_cache"]["made_at"]
     assert cached["setup_s"]["cache"] < 1
 

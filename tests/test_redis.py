@@ -21,8 +21,9 @@ from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.arms.vm import tunnel as guest_tunnel
 from journalbench.agent.cgroups import tenant_cgroup
 from journalbench.agent.workloads.redis import host_pids
-from journalbench.formats.fsync import parse_fsync
-from journalbench.formats.ycsb import parse_ycsb
+from journalbench.formats.fsync import fsync_file, parse_fsync
+from journalbench.formats.redis import redis_file
+from journalbench.formats.ycsb import parse_ycsb, ycsb_file, ycsb_stderr
 from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -63,7 +64,7 @@ def no_new_servers() -> Iterator[None]:
 
 def wait_for_status(out: Path, proc: subprocess.Popen, timeout: float = 120) -> None:
     """Until the measured phase runs: YCSB printed a status line with operations done."""
-    target = out / runfolder.ycsb_stderr("kv")
+    target = out / ycsb_stderr("kv")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if target.exists() and any(" sec: " in line and " 0 operations" not in line
@@ -98,9 +99,9 @@ def test_load_and_insert_beside_a_buffered_neighbour(agent_host, tmp_path, no_ne
     assert kv["aof_bytes"] > kv["aof_bytes_loaded"] > 0
     # Redis's AOF thread syncs once a second: fdatasync, traced in the tenant's Redis
     assert kv["fsync_source"] == "bpftrace" and kv["fsync_count"] >= 1
-    assert "fdatasync" in parse_fsync(out / runfolder.fsync_file("kv")).syscalls
+    assert "fdatasync" in parse_fsync(out / fsync_file("kv")).syscalls
     per_second = [row for row in samples if row["kind"] == "ops"]
-    first = parse_ycsb(out / runfolder.ycsb_file("kv"), out / runfolder.ycsb_stderr("kv"))
+    first = parse_ycsb(out / ycsb_file("kv"), out / ycsb_stderr("kv"))
     assert sum(row["ops"] for row in per_second) == 40000 - first.status[0].operations
     assert all(row["tenant"] == "kv" for row in per_second)
     noisy = next(row for row in runs if row["tenant"] == "noisy")
@@ -109,7 +110,7 @@ def test_load_and_insert_beside_a_buffered_neighbour(agent_host, tmp_path, no_ne
     facts = json.loads((out / runfolder.HOST).read_text())
     assert facts["tools"]["ycsb"] == "0.17.0"
     assert facts["tools"]["ycsb-redis"].startswith("0.1.0 source ")
-    redis = json.loads((out / runfolder.redis_file("kv")).read_text())
+    redis = json.loads((out / redis_file("kv")).read_text())
     assert redis["records"] == 2000 and redis["load_s"] > 0
     assert redis["binding"]["source_sha256"] != "unknown"
     # client and server CPU over the measured phase: the flag of a CPU-paced request chain
@@ -135,7 +136,7 @@ def test_redis_dying_mid_run_fails_the_run_naming_tenant_and_file(agent_host, tm
     _, stderr = proc.communicate(timeout=180)
     assert proc.returncode != 0
     error = [line for line in stderr.splitlines() if "tenant kv" in line]
-    assert error and str(out / runfolder.ycsb_file("kv")) in error[-1], stderr
+    assert error and str(out / ycsb_file("kv")) in error[-1], stderr
     assert not (out / runfolder.MANIFEST).exists()
     assert system_residue(agent_host["name"], agent_host["state_dir"]) == []
 
@@ -180,16 +181,16 @@ def test_two_guests_load_and_insert_through_the_tunnel(agent_host, tmp_path, no_
     kv, runs, samples = landed_kv(proc.returncode, stderr, out)
     assert kv["aof_bytes"] > kv["aof_bytes_loaded"] > 0  # read inside the guest
     assert kv["fsync_source"] is None  # the AOF's fdatasync is the guest kernel's call
-    assert not (out / runfolder.fsync_file("kv")).exists()
+    assert not (out / fsync_file("kv")).exists()
     assert kv["virt_accel"] in ("kvm", "tcg") and kv["cpu_bound"] in (0, 1)
     per_second = [row for row in samples if row["kind"] == "ops"]
-    first = parse_ycsb(out / runfolder.ycsb_file("kv"), out / runfolder.ycsb_stderr("kv"))
+    first = parse_ycsb(out / ycsb_file("kv"), out / ycsb_stderr("kv"))
     assert sum(row["ops"] for row in per_second) == \
         first.operations["INSERT"].operations - first.status[0].operations
     noisy = next(row for row in runs if row["tenant"] == "noisy")
     assert noisy["throughput_mb_s"] > 0
 
-    redis = json.loads((out / runfolder.redis_file("kv")).read_text())
+    redis = json.loads((out / redis_file("kv")).read_text())
     assert redis["client_via"] == "tunnel" and redis["fsync_tracer"] is None
     assert redis["client_socket"].endswith("/vm/kv/tunnel-redis.sock")
     assert redis["records"] == 300 and redis["load_s"] > 0
@@ -217,6 +218,6 @@ def test_redis_dying_in_a_guest_stops_the_client_and_fails_the_run(agent_host, t
     assert proc.returncode != 0
     error = [line for line in stderr.splitlines() if "tenant kv" in line]
     assert error and "redis-server in kv exited" in error[-1], stderr
-    assert str(out / runfolder.ycsb_file("kv")) in error[-1]
+    assert str(out / ycsb_file("kv")) in error[-1]
     assert not (out / runfolder.MANIFEST).exists()
     assert system_residue(agent_host["name"], agent_host["state_dir"]) == []

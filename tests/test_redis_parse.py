@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
-from journalbench import runfolder
 from journalbench.formats import ParseError
-from journalbench.formats.redis import parse_facts
+from journalbench.formats.redis import parse_facts, redis_file
 from journalbench.formats.ycsb import failed_operations, parse_ycsb, per_second
 from journalbench.tidy.parse import fio as fio_columns
 from journalbench.tidy.parse.metric import CPU
@@ -80,12 +79,12 @@ def redis_facts(tmp_path: Path, cpu: object) -> Path:
     facts = {"aof_bytes_end": 2, "aof_bytes_loaded": 1, "load_s": 1.0}
     if cpu is not None:
         facts["cpu"] = cpu
-    (tmp_path / runfolder.redis_file("kv")).write_text(json.dumps(facts))
-    return tmp_path / runfolder.redis_file("kv")
+    (tmp_path / redis_file("kv")).write_text(json.dumps(facts))
+    return tmp_path / redis_file("kv")
 
 
 def redis_cpu(folder: Path, tenant: str) -> dict[str, float]:
-    return parse_facts(folder / runfolder.redis_file(tenant)).cpu_shares or {}
+    return parse_facts(folder / redis_file(tenant)).cpu_shares or {}
 
 
 def test_cpu_shares_of_client_and_server(tmp_path: Path) -> None:

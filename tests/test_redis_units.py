@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from journalbench import runfolder
 from journalbench.agent import cgroups
 from journalbench.agent.arms.base import Context
 from journalbench.agent.arms.vm import (
@@ -26,6 +25,7 @@ from journalbench.agent.arms.vm import (
 from journalbench.agent.arms.vm.arm import VirtualMachine, qemu_argv
 from journalbench.agent.iocontrol.bfq import Bfq
 from journalbench.agent.workloads import fio, redis
+from journalbench.formats.fsync import fsync_file
 from journalbench.plan.campaign import expand, load_campaign
 from journalbench.plan.schemas import validate
 
@@ -119,7 +119,7 @@ def test_redis_on_the_vm_arm_takes_its_tunnel_and_one_client_thread(tmp_path: Pa
     one = redis.Redis("kv", {"tool": "redis"}, 10)
     one.where(arm.shell("kv"))
     assert one.guest and one.socket() == arm.tunnel("kv", "redis")
-    assert runfolder.fsync_file("kv") not in one.outputs()  # no fsync trace from inside a guest
+    assert fsync_file("kv") not in one.outputs()  # no fsync trace from inside a guest
     two = redis.Redis("kv", {"tool": "redis", "threads": 2}, 10)
     with pytest.raises(Exception, match="tenant kv: .* takes threads: 1, not 2"):
         two.where(arm.shell("kv"))

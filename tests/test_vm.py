@@ -21,6 +21,8 @@ from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.arms.vm.arm import choose_accel, summarize, together
 from journalbench.agent.arms.vm.side import frame, parse_request, request
 from journalbench.errors import AgentError
+from journalbench.formats.fio import fio_file
+from journalbench.formats.guest import guest_file
 from journalbench.tidy import build as tidy
 
 GUEST_READY = (guest_image.GUEST_DIR / guest_image.INFO).is_file()
@@ -165,7 +167,7 @@ def test_two_vm_tenants_run_fio_with_weights_on_the_qemu_cgroups(agent_host, tmp
         guest = layout["guests"][tenant]
         assert guest["threads_cgroup"] == [f"/journalbench/{agent_host['name']}/{tenant}"]
         assert 0 < guest["boot_s"] < 60
-        rows = [json.loads(line) for line in (out / f"guest-{tenant}.jsonl").read_text()
+        rows = [json.loads(line) for line in (out / guest_file(tenant)).read_text()
                 .splitlines()]
         assert rows and all(0 <= r["vcpu_busy"] <= 1 for r in rows)
         assert sum(r["jbd2_write_bytes"] for r in rows) > 0  # the guest's own journal wrote
@@ -173,7 +175,7 @@ def test_two_vm_tenants_run_fio_with_weights_on_the_qemu_cgroups(agent_host, tmp
         assert guest["report"]["seconds"] == len(rows)
         # the report's start and the sampler's zero, both on CLOCK_MONOTONIC
         assert 0 < facts["window"]["clock_ns"] - guest["report"]["started_ns"] < 5e9
-        fio = json.loads((out / runfolder.fio_file(tenant)).read_text())["jobs"][0]
+        fio = json.loads((out / fio_file(tenant)).read_text())["jobs"][0]
         assert fio["write"]["io_bytes"] > 0
         assert fio["sync"]["lat_ns"]["N"] > 0  # fsync latency, measured inside the guest
     assert set(layout["set_up_s"]) == {"start_s", "prepare_workloads_s", "report_start_s"}

@@ -19,42 +19,6 @@ SAMPLES = "io-samples.jsonl"
 RUN_LOG = "run.log"
 
 
-def fio_file(tenant: str) -> str:
-    return f"fio-{tenant}.json"
-
-
-def sysbench_file(tenant: str) -> str:
-    return f"sysbench-{tenant}.log"
-
-
-def mariadb_counters_file(tenant: str) -> str:
-    """The server's status and CPU time before and after, and the client's CPU time."""
-    return f"mariadb-{tenant}-counters.txt"
-
-
-def mariadb_facts_file(tenant: str) -> str:
-    """The mariadb workload's set-up: threads, client location, copy and start times."""
-    return f"mariadb-{tenant}.json"
-
-
-def ycsb_file(tenant: str) -> str:
-    return f"ycsb-{tenant}.log"
-
-
-def ycsb_stderr(tenant: str) -> str:
-    """YCSB's stderr: its banner and the status line of every second."""
-    return f"ycsb-{tenant}.stderr"
-
-
-def redis_file(tenant: str) -> str:
-    """What the redis workload read from Redis after the run (AOF size, counters)."""
-    return f"redis-{tenant}.json"
-
-
-def fsync_file(tenant: str) -> str:
-    return f"fsync-{tenant}.txt"
-
-
 def canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 

@@ -14,6 +14,11 @@ from pathlib import Path
 
 from journalbench.formats import percentile_of_counts, problem, read_text
 
+
+# the file of a tenant's output in its run folder
+def fsync_file(tenant: str) -> str:
+    return f"fsync-{tenant}.txt"
+
 HEADER = re.compile(r"^journalbench-fsync (\d+) cgroup=(\d+) pids=([\d,]+)(?: t0_ns=(\d+))?$")
 ELAPSED = re.compile(r"^elapsed_ns (\d+)$")
 VALUE = re.compile(r"^@(calls|errors|sum_ns|min_ns|max_ns)\[(fsync|fdatasync)\]: (\d+)$")

@@ -25,6 +25,12 @@ from typing import Any
 from journalbench import window
 from journalbench.formats import json_lines, problem
 
+
+# the file of a tenant's output in its run folder
+def guest_file(tenant: str) -> str:
+    """The guest's own report, one line a second (agent/arms/vm/report.py)."""
+    return f"guest-{tenant}.jsonl"
+
 SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O
 COUNTS = ("disk_read_bytes", "disk_write_bytes", "jbd2_write_bytes")
 

@@ -23,6 +23,17 @@ from typing import Any
 
 from journalbench.formats import problem, read_text
 
+
+# the file of a tenant's output in its run folder
+def mariadb_counters_file(tenant: str) -> str:
+    """The server's status and CPU time before and after, and the client's CPU time."""
+    return f"mariadb-{tenant}-counters.txt"
+
+
+def mariadb_facts_file(tenant: str) -> str:
+    """The mariadb workload's set-up: threads, client location, copy and start times."""
+    return f"mariadb-{tenant}.json"
+
 HEADER = "journalbench-mariadb-counters 1"
 PHASES = ("before", "after")
 # MariaDB 10.8 and later count log fsyncs in Innodb_data_fsyncs and no longer have this one

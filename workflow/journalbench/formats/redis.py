@@ -13,6 +13,12 @@ from typing import Any
 from journalbench.formats import problem, read_text
 
 
+# the file of a tenant's output in its run folder
+def redis_file(tenant: str) -> str:
+    """What the redis workload read from Redis after the run (AOF size, counters)."""
+    return f"redis-{tenant}.json"
+
+
 @dataclass(frozen=True)
 class RedisFacts:
     aof_bytes_end: int

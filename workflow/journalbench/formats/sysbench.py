@@ -12,6 +12,11 @@ from pathlib import Path
 
 from journalbench.formats import problem, read_text
 
+
+# the file of a tenant's output in its run folder
+def sysbench_file(tenant: str) -> str:
+    return f"sysbench-{tenant}.log"
+
 NUM = r"(\d+(?:\.\d+)?)"
 BANNER = re.compile(r"^sysbench (1\.0\.\d+)")
 INTERVAL = re.compile(

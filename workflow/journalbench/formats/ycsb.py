@@ -15,6 +15,16 @@ from pathlib import Path
 
 from journalbench.formats import problem, read_text
 
+
+# the file of a tenant's output in its run folder
+def ycsb_file(tenant: str) -> str:
+    return f"ycsb-{tenant}.log"
+
+
+def ycsb_stderr(tenant: str) -> str:
+    """YCSB's stderr: its banner and the status line of every second."""
+    return f"ycsb-{tenant}.stderr"
+
 VERSION = re.compile(r"^YCSB Client (\d+\.\d+\.\d+)")
 NUMBER = r"-?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|NaN)"
 SUMMARY = re.compile(rf"^\[([A-Za-z0-9_%-]+)\], ([^,]+), ({NUMBER})$")

@@ -23,8 +23,8 @@ from typing import Any
 
 from journalbench import runfolder, window
 from journalbench.formats import ParseError, problem
-from journalbench.formats.fsync import parse_fsync
-from journalbench.formats.guest import parse_guest
+from journalbench.formats.fsync import fsync_file, parse_fsync
+from journalbench.formats.guest import guest_file, parse_guest
 from journalbench.formats.samples import Sample, parse_samples
 from journalbench.tidy import currencies
 from journalbench.tidy.currencies import same_cgroup
@@ -235,7 +235,7 @@ def tenant_columns(run: Run, tenant: dict[str, Any]) -> tuple[dict[str, Any], li
 def traced_fsync(run: Run, tenant: str) -> dict[str, Any]:
     """A server's fsync and fdatasync calls as the host traced them (fsync-<tenant>.txt, the
     measured window's seconds only); null where the tenant kept no trace."""
-    trace = run.folder / runfolder.fsync_file(tenant)
+    trace = run.folder / fsync_file(tenant)
     if not trace.is_file():
         return dict.fromkeys(FSYNC_COLUMNS)
     fsync = parse_fsync(trace)
@@ -291,7 +291,7 @@ def guest_columns(run: Run, tenant: str) -> dict[str, Any]:
     host = run.host
     summary = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
     started, zero = summary.get("started_ns"), host.get("window", {}).get("clock_ns")
-    report_path = run.folder / f"guest-{tenant}.jsonl"
+    report_path = run.folder / guest_file(tenant)
     if started is None or zero is None:  # a run made before both were recorded: whole
         report = parse_guest(report_path, tenant)
     else:  # both on CLOCK_MONOTONIC: the report's zero on the sampler's clock

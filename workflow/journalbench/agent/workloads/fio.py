@@ -21,12 +21,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, tool_version
 from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into
 from journalbench.errors import AgentError
-from journalbench.formats.fio import parse_fio, summarise  # at the top: the bundle ships it
+from journalbench.formats.fio import (  # at the top: the bundle ships it
+    fio_file,
+    parse_fio,
+    summarise,
+)
 
 PRESETS: dict[str, dict[str, Any]] = {
     "no-fsync": {"rw": "write", "bs": "64k", "fsync": 0},
@@ -335,14 +338,14 @@ class Fio(Workload):
         argv = run_command(self.tenant, shell.data_dir, self.settings, self.duration_s,
                            self.warmup_s, self.size)
         return [spawn_into(shell, argv, f"fio in {self.tenant}",
-                           out / runfolder.fio_file(self.tenant),
+                           out / fio_file(self.tenant),
                            out / f"fio-{self.tenant}.stderr")]
 
     def finish(self, shell: TenantShell, out: Path) -> None:
         """A fallocate/append file must not have wrapped: the run fails if it did."""
         if self.prep == "overwrite" or self.size is None:
             return
-        log_name = runfolder.fio_file(self.tenant)
+        log_name = fio_file(self.tenant)
         summary = summarise(parse_fio(out / log_name))
         fio_bytes = summary.io_bytes
         sequential = not is_random(self.settings["preset"])
@@ -366,5 +369,5 @@ class Fio(Workload):
             raise AgentError(problem)
 
     def outputs(self) -> list[str]:
-        files = [runfolder.fio_file(self.tenant)]
+        files = [fio_file(self.tenant)]
         return files + ([file_report(self.tenant)] if self.prep != "overwrite" else [])

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.agent import cgroups
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
@@ -48,6 +47,9 @@ from journalbench.agent.workloads.mariadb_server import (
     versions,
 )
 from journalbench.errors import AgentError, ConfigError
+from journalbench.formats.fsync import fsync_file
+from journalbench.formats.mariadb import mariadb_counters_file, mariadb_facts_file
+from journalbench.formats.sysbench import sysbench_file
 
 COPY_TIMEOUT_S = 1800
 COUNTERS = f"{TENANT_RUN_DIR}/mariadb-counters.txt"
@@ -209,7 +211,7 @@ class MariaDB(Workload):
         if not self.cgroup_id:
             return []
         assert self.out is not None and self.root is not None
-        return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), self.root,
+        return [FsyncTracer(self.out / fsync_file(self.tenant), self.root,
                             cgroup_id=self.cgroup_id)]
 
     def start(self, shell: TenantShell, out: Path) -> list[Process]:
@@ -220,7 +222,7 @@ class MariaDB(Workload):
                                  self.params["table_size"], self.threads, self.duration_s,
                                  self.warmup_s)
         proc = spawn_into(shell, ["bash", "-c", script], f"sysbench in {self.tenant}",
-                          out / runfolder.sysbench_file(self.tenant),
+                          out / sysbench_file(self.tenant),
                           out / f"sysbench-{self.tenant}.stderr")
         return [SysbenchProcess(proc.what, proc.popen, proc.stdout, proc.stderr, proc.handles)]
 
@@ -231,12 +233,12 @@ class MariaDB(Workload):
         from journalbench.formats.mariadb import parse_counters, parse_facts
         from journalbench.formats.sysbench import parse_sysbench
 
-        counters = out / runfolder.mariadb_counters_file(self.tenant)
+        counters = out / mariadb_counters_file(self.tenant)
         counters.write_text(shell.run(["cat", COUNTERS], timeout=60))
-        facts = out / runfolder.mariadb_facts_file(self.tenant)
+        facts = out / mariadb_facts_file(self.tenant)
         facts.write_text(json.dumps(self.facts, indent=1, sort_keys=True) + "\n")
         try:
-            parse_sysbench(out / runfolder.sysbench_file(self.tenant))
+            parse_sysbench(out / sysbench_file(self.tenant))
             parse_counters(counters)
             parse_facts(facts)
         except (ParseError, ConfigError) as error:
@@ -247,8 +249,8 @@ class MariaDB(Workload):
             self.server.kill()
 
     def outputs(self) -> list[str]:
-        return [runfolder.sysbench_file(self.tenant), runfolder.mariadb_counters_file(self.tenant),
-                runfolder.mariadb_facts_file(self.tenant), f"mariadb-{self.tenant}.log"]
+        return [sysbench_file(self.tenant), mariadb_counters_file(self.tenant),
+                mariadb_facts_file(self.tenant), f"mariadb-{self.tenant}.log"]
 
     @classmethod
     def leftovers(cls, root: Path) -> list[str]:

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.agent.arms.base import TenantShell, Tunnel
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
@@ -48,7 +47,15 @@ from journalbench.agent.system import kill_wait, log, processes_naming, tool_ver
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 from journalbench.formats import ParseError
-from journalbench.formats.ycsb import YcsbResult, failed_operations, parse_ycsb
+from journalbench.formats.fsync import fsync_file
+from journalbench.formats.redis import redis_file
+from journalbench.formats.ycsb import (
+    YcsbResult,
+    failed_operations,
+    parse_ycsb,
+    ycsb_file,
+    ycsb_stderr,
+)
 
 DEFAULTS: dict[str, int] = {"records": 200_000, "operations": 200_000, "threads": 1}
 YCSB_VERSION = "0.17.0"
@@ -404,8 +411,8 @@ class Redis(Workload):
 
     def start(self, shell: TenantShell, out: Path) -> list[Process]:
         assert self.jars is not None
-        report = out / runfolder.ycsb_file(self.tenant)
-        errors = out / runfolder.ycsb_stderr(self.tenant)
+        report = out / ycsb_file(self.tenant)
+        errors = out / ycsb_stderr(self.tenant)
         stdout, stderr = report.open("wb"), errors.open("wb")
         argv = ycsb_argv(self.jars, "-t", self.socket(), self.config, self.duration_s)
         self.server_cpu_start = (self.server_cpu(shell), time.monotonic())
@@ -421,8 +428,8 @@ class Redis(Workload):
         return [client]
 
     def finish(self, shell: TenantShell, out: Path) -> None:
-        report = out / runfolder.ycsb_file(self.tenant)
-        self.checked(0, report, out / runfolder.ycsb_stderr(self.tenant), "run")
+        report = out / ycsb_file(self.tenant)
+        self.checked(0, report, out / ycsb_stderr(self.tenant), "run")
         socket = f"{self.tenant_folder(shell)}/{SOCKET}"
         info = self.info(shell, "all")
         if info.get("aof_last_write_status") != "ok":
@@ -444,7 +451,7 @@ class Redis(Workload):
                 "rdb_changes_since_last_save", "rdb_bgsave_in_progress", "total_commands_processed",
                 "used_memory", "used_cpu_sys", "used_cpu_user", "db0")},
         }
-        (out / runfolder.redis_file(self.tenant)).write_text(
+        (out / redis_file(self.tenant)).write_text(
             json.dumps(facts, indent=1, sort_keys=True) + "\n")
 
     def info(self, shell: TenantShell, section: str) -> dict[str, str]:
@@ -490,9 +497,9 @@ class Redis(Workload):
             self.bridge.kill()
 
     def outputs(self) -> list[str]:
-        files = [runfolder.ycsb_file(self.tenant), runfolder.ycsb_stderr(self.tenant),
-                 runfolder.redis_file(self.tenant)]
-        return files if self.guest else [*files, runfolder.fsync_file(self.tenant)]
+        files = [ycsb_file(self.tenant), ycsb_stderr(self.tenant),
+                 redis_file(self.tenant)]
+        return files if self.guest else [*files, fsync_file(self.tenant)]
 
     def probes(self) -> list[Any]:
         """fdatasync of Redis's AOF (its background thread calls it once a second), traced
@@ -505,7 +512,7 @@ class Redis(Workload):
         if len(pids) != 1:
             raise AgentError(f"tenant {self.tenant}: expected one redis-server in cgroup "
                              f"{self.cgroup}, found {pids}")
-        return [FsyncTracer(self.out / runfolder.fsync_file(self.tenant), self.root,
+        return [FsyncTracer(self.out / fsync_file(self.tenant), self.root,
                             pids=(pids[0],))]
 
     # -- clean-up by discovery (also after kill -9 of the agent) ----------------------------------

@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.agent.workloads.fio import prep_of
-from journalbench.formats.fio import FioSummary, parse_fio, summarise
+from journalbench.formats.fio import FioSummary, fio_file, parse_fio, summarise
 from journalbench.tidy.parse.metric import FSYNC, RUNTIME, TOOL_VERSION, Metric
 
 TOOL = "fio"
-FILES = ("fio-{tenant}.json",)
+FILES = (fio_file("{tenant}"),)
 METRICS = (
     Metric("bs", "string", "", "block size"),
     Metric("prep", "string", "", "how the data file was prepared (data/README.md)"),
@@ -25,7 +24,7 @@ MB = 1e6  # decimal megabytes, as fio's "(MB/s)" figures
 
 
 def load(folder: Path, tenant: str, workload: dict[str, Any]) -> FioSummary:
-    return summarise(parse_fio(folder / runfolder.fio_file(tenant)))
+    return summarise(parse_fio(folder / fio_file(tenant)))
 
 
 def columns(fio: FioSummary, workload: dict[str, Any]) -> dict[str, Any]:

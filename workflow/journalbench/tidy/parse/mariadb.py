@@ -9,14 +9,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.formats import percentile_of_counts, problem
-from journalbench.formats.mariadb import Counters, parse_counters, parse_facts
-from journalbench.formats.sysbench import SysbenchResult, parse_sysbench
+from journalbench.formats.mariadb import (
+    Counters,
+    mariadb_counters_file,
+    mariadb_facts_file,
+    parse_counters,
+    parse_facts,
+)
+from journalbench.formats.sysbench import SysbenchResult, parse_sysbench, sysbench_file
 from journalbench.tidy.parse.metric import CPU, FAILED, LATENCY, OPS, RUNTIME, TOOL_VERSION, Metric
 
 TOOL = "mariadb"
-FILES = ("sysbench-{tenant}.log", "mariadb-{tenant}-counters.txt", "mariadb-{tenant}.json")
+FILES = (sysbench_file("{tenant}"), mariadb_counters_file("{tenant}"),
+         mariadb_facts_file("{tenant}"))
 METRICS = (
     TOOL_VERSION, RUNTIME, OPS, FAILED, *LATENCY,
     Metric("qps", "float64", "queries/s", "queries per second"),
@@ -38,15 +44,15 @@ class Loaded:
 
 
 def load(folder: Path, tenant: str, workload: dict[str, Any]) -> Loaded:
-    bench = parse_sysbench(folder / runfolder.sysbench_file(tenant))
+    bench = parse_sysbench(folder / sysbench_file(tenant))
     if not bench.histogram:
         raise problem(bench.path, "no latency histogram (the agent runs sysbench with "
                                   "--histogram=on)")
-    counters = parse_counters(folder / runfolder.mariadb_counters_file(tenant))
-    facts = parse_facts(folder / runfolder.mariadb_facts_file(tenant))
+    counters = parse_counters(folder / mariadb_counters_file(tenant))
+    facts = parse_facts(folder / mariadb_facts_file(tenant))
     if facts["threads"] != bench.threads:
         raise problem(bench.path, f"{bench.threads} threads, but "
-                                  f"{runfolder.mariadb_facts_file(tenant)} says {facts['threads']}")
+                                  f"{mariadb_facts_file(tenant)} says {facts['threads']}")
     return Loaded(bench, counters, facts)
 
 

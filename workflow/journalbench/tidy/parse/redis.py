@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
-from journalbench.formats.redis import RedisFacts, parse_facts
+from journalbench.formats.redis import RedisFacts, parse_facts, redis_file
 from journalbench.formats.ycsb import YcsbResult
 from journalbench.tidy.parse import ycsb
 from journalbench.tidy.parse.metric import CPU, Metric
 
 TOOL = "redis"
-FILES = (*ycsb.FILES, "redis-{tenant}.json")
+FILES = (*ycsb.FILES, redis_file("{tenant}"))
 METRICS = (
     *ycsb.METRICS,
     Metric("aof_bytes", "int64", "bytes", "the append-only file's size at the end"),
@@ -32,7 +31,7 @@ class Loaded:
 
 
 def load(folder: Path, tenant: str, workload: dict[str, Any]) -> Loaded:
-    path = folder / runfolder.redis_file(tenant)
+    path = folder / redis_file(tenant)
     return Loaded(ycsb.load(folder, tenant, workload),
                   parse_facts(path) if path.is_file() else None)
 

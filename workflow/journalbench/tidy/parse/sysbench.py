@@ -6,17 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
-from journalbench.formats.sysbench import SysbenchResult, parse_sysbench
+from journalbench.formats.sysbench import SysbenchResult, parse_sysbench, sysbench_file
 from journalbench.tidy.parse.metric import FAILED, OPS, RUNTIME, TOOL_VERSION
 
 TOOL = "sysbench"
-FILES = ("sysbench-{tenant}.log",)
+FILES = (sysbench_file("{tenant}"),)
 METRICS = (TOOL_VERSION, RUNTIME, OPS, FAILED)
 
 
 def load(folder: Path, tenant: str, workload: dict[str, Any]) -> SysbenchResult:
-    return parse_sysbench(folder / runfolder.sysbench_file(tenant))
+    return parse_sysbench(folder / sysbench_file(tenant))
 
 
 def columns(bench: SysbenchResult, workload: dict[str, Any]) -> dict[str, Any]:

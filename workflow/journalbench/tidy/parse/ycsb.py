@@ -7,19 +7,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
-from journalbench.formats.ycsb import YcsbResult, failed_operations, parse_ycsb
+from journalbench.formats.ycsb import (
+    YcsbResult,
+    failed_operations,
+    parse_ycsb,
+    ycsb_file,
+    ycsb_stderr,
+)
 from journalbench.formats.ycsb import per_second as status_seconds
 from journalbench.tidy.parse.metric import FAILED, LATENCY, OPS, RUNTIME, TOOL_VERSION
 
 TOOL = "ycsb"
-FILES = ("ycsb-{tenant}.log", "ycsb-{tenant}.stderr")
+FILES = (ycsb_file("{tenant}"), ycsb_stderr("{tenant}"))
 METRICS = (TOOL_VERSION, RUNTIME, OPS, FAILED, *LATENCY)
 
 
 def load(folder: Path, tenant: str, workload: dict[str, Any]) -> YcsbResult:
-    banner = folder / runfolder.ycsb_stderr(tenant)
-    return parse_ycsb(folder / runfolder.ycsb_file(tenant), banner if banner.is_file() else None)
+    banner = folder / ycsb_stderr(tenant)
+    return parse_ycsb(folder / ycsb_file(tenant), banner if banner.is_file() else None)
 
 
 def columns(ycsb: YcsbResult, workload: dict[str, Any]) -> dict[str, Any]:

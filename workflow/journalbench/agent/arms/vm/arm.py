@@ -43,6 +43,7 @@ from journalbench.agent.arms.vm.report import ARMED, SATURATED, STARTED
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
 from journalbench.errors import AgentError
+from journalbench.formats.guest import guest_file
 
 MEMORY_MB = 1024  # the thesis's VM: 1 vCPU, 1 GiB
 PORTS = 6  # concurrent commands per guest (a server, its bridge, the report, a query, spares)
@@ -360,7 +361,7 @@ class VirtualMachine(Arm):
     def start_report(self, tenant: str) -> None:
         """Python starts slowly in a TCG guest: the report starts once the guest's ext4 is
         mounted (its journal exists) and arms itself while the workloads prepare."""
-        path = self.context.out / f"guest-{tenant}.jsonl"
+        path = self.context.out / guest_file(tenant)
         err = self.folder / tenant / "report.stderr"
         with path.open("wb") as stdout, err.open("wb") as stderr:
             self.reports[tenant] = self.spawn(
@@ -402,7 +403,7 @@ class VirtualMachine(Arm):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            summary = summarize(out / f"guest-{tenant}.jsonl")
+            summary = summarize(out / guest_file(tenant))
             if summary["seconds"] == 0:
                 err = (self.folder / tenant / "report.stderr").read_text(errors="replace")
                 raise AgentError(f"guest report of {tenant} is empty: "
