@@ -20,6 +20,7 @@ from journalbench.formats import percentile_of_counts, problem, read_text
 def fio_file(tenant: str) -> str:
     return f"fio-{tenant}.json"
 
+
 OBJECT_START = re.compile(r"^\{", re.MULTILINE)
 DIRECTIONS = ("read", "write", "trim")
 SYNC_OPTIONS = ("fsync", "fdatasync", "fsync_on_close", "end_fsync", "sync_file_range")

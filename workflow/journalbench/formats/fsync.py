@@ -19,6 +19,7 @@ from journalbench.formats import percentile_of_counts, problem, read_text
 def fsync_file(tenant: str) -> str:
     return f"fsync-{tenant}.txt"
 
+
 HEADER = re.compile(r"^journalbench-fsync (\d+) cgroup=(\d+) pids=([\d,]+)(?: t0_ns=(\d+))?$")
 ELAPSED = re.compile(r"^elapsed_ns (\d+)$")
 VALUE = re.compile(r"^@(calls|errors|sum_ns|min_ns|max_ns)\[(fsync|fdatasync)\]: (\d+)$")

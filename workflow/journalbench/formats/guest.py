@@ -31,6 +31,7 @@ def guest_file(tenant: str) -> str:
     """The guest's own report, one line a second (agent/arms/vm/report.py)."""
     return f"guest-{tenant}.jsonl"
 
+
 SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O
 COUNTS = ("disk_read_bytes", "disk_write_bytes", "jbd2_write_bytes")
 

@@ -34,6 +34,7 @@ def mariadb_facts_file(tenant: str) -> str:
     """The mariadb workload's set-up: threads, client location, copy and start times."""
     return f"mariadb-{tenant}.json"
 
+
 HEADER = "journalbench-mariadb-counters 1"
 PHASES = ("before", "after")
 # MariaDB 10.8 and later count log fsyncs in Innodb_data_fsyncs and no longer have this one

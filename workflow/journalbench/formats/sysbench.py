@@ -17,6 +17,7 @@ from journalbench.formats import problem, read_text
 def sysbench_file(tenant: str) -> str:
     return f"sysbench-{tenant}.log"
 
+
 NUM = r"(\d+(?:\.\d+)?)"
 BANNER = re.compile(r"^sysbench (1\.0\.\d+)")
 INTERVAL = re.compile(

@@ -25,6 +25,7 @@ def ycsb_stderr(tenant: str) -> str:
     """YCSB's stderr: its banner and the status line of every second."""
     return f"ycsb-{tenant}.stderr"
 
+
 VERSION = re.compile(r"^YCSB Client (\d+\.\d+\.\d+)")
 NUMBER = r"-?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|NaN)"
 SUMMARY = re.compile(rf"^\[([A-Za-z0-9_%-]+)\], ([^,]+), ({NUMBER})$")
