@@ -90,6 +90,31 @@ def test_bootstrap_ci_coverage_is_about_nominal() -> None:
     assert 0.85 <= covered / trials < 1.0  # 100/100 would hint at useless, huge intervals
 
 
+def test_a_remembered_ci_is_the_one_computed_afresh_and_never_another_samples() -> None:
+    """median_ci remembers seeded intervals (stats.seeded_median_ci): a repeat is the interval
+    scipy gives, and changed values (in place, reordered, another seed) are never served an
+    earlier sample's."""
+    stats.seeded_median_ci.cache_clear()
+    values = np.random.default_rng(5).lognormal(size=40)
+    fresh = stats.bootstrap_median(values.copy(), stats.CONFIDENCE, stats.RESAMPLES, stats.SEED)
+    assert stats.median_ci(values) == fresh == stats.median_ci(list(values))
+    assert stats.seeded_median_ci.cache_info().hits == 1
+    reordered = values[::-1]  # a strided view, other bytes: its own interval
+    assert stats.median_ci(reordered) == stats.bootstrap_median(
+        reordered.copy(), stats.CONFIDENCE, stats.RESAMPLES, stats.SEED)
+    assert stats.seeded_median_ci.cache_info().hits == 1
+    values[0] *= 3  # the caller's array changed in place after it was remembered
+    assert stats.median_ci(values) == stats.bootstrap_median(
+        values.copy(), stats.CONFIDENCE, stats.RESAMPLES, stats.SEED) != fresh
+    # few resamples: an interval that moves with the seed
+    assert (stats.median_ci(values, resamples=99, seed=1)
+            != stats.median_ci(values, resamples=99, seed=2))
+    assert stats.median_ci(values, confidence=0.9) != stats.median_ci(values)
+    rng = np.random.default_rng(2)  # a generator: drawn from anew each time, never remembered
+    assert (stats.median_ci(values, resamples=99, seed=rng)
+            != stats.median_ci(values, resamples=99, seed=rng))
+
+
 def test_constant_sample_has_a_point_interval() -> None:
     assert stats.median_ci([3.0, 3.0, 3.0]) == stats.Estimate(3.0, 3.0, 3.0, 3)
 

@@ -7,6 +7,7 @@ Tests and intervals come from scipy and statsmodels; only the definitions no lib
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -59,10 +60,25 @@ def clean(values: Sequence[float] | np.ndarray | pd.Series, name: str = "values"
 
 def median_ci(values: Sequence[float], confidence: float = CONFIDENCE,
               resamples: int = RESAMPLES, seed: int = SEED) -> Estimate:
-    """Median with a bootstrap confidence interval (scipy.stats.bootstrap)."""
+    """Median with a bootstrap confidence interval (scipy.stats.bootstrap). Seeded, the same
+    values give the same interval: it is computed once per process (a figure and its table,
+    or two notebooks in one kernel, draw the same conditions' CIs)."""
     data = clean(values)
     if data.size < 2:
         raise ValueError(f"a bootstrap CI needs at least 2 values, got {data.size}")
+    if not isinstance(seed, int):  # a generator or None: a new draw every time
+        return bootstrap_median(data, confidence, resamples, seed)
+    return seeded_median_ci(data.tobytes(), confidence, resamples, seed)
+
+
+@functools.lru_cache(maxsize=4096)
+def seeded_median_ci(data: bytes, confidence: float, resamples: int, seed: int) -> Estimate:
+    """median_ci of the float64 values in `data`, remembered (an Estimate is immutable)."""
+    return bootstrap_median(np.frombuffer(data), confidence, resamples, seed)
+
+
+def bootstrap_median(data: np.ndarray, confidence: float, resamples: int,
+                     seed: Any) -> Estimate:
     median = float(np.median(data))
     if np.all(data == data[0]):
         return Estimate(median, median, median, int(data.size))
