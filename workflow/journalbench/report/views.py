@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from journalbench.judge import stats
+from journalbench.judge import memo, stats
 from journalbench.judge.selection import (
     base_alone,
     base_paired,
@@ -48,7 +48,9 @@ def load(processed: Path | str,
     processed, raw = Path(processed), Path(raw)
     if not all(path.exists() for path in tidy_paths(processed)):
         tidy(raw, processed)
-    runs, samples, experiments = read_tidy(processed)
+    # read once per kernel: the notebooks that share one read the same campaign's tables
+    runs, samples, experiments = memo.tables("tidy", tidy_paths(processed),
+                                             lambda: read_tidy(processed))
     if runs.empty:
         raise ValueError(f"{processed / 'runs.parquet'}: no complete runs (raw: {raw})")
     return runs, samples, experiments
