@@ -89,6 +89,20 @@ def test_c1_and_c2_show_all_four_base_workloads(tmp_path: Path) -> None:
     assert (view["c2-base-paired"]["n_tenants"] == 2).all()
 
 
+def test_figure_rows_are_selected_once_when_asked_for_from_the_tables_as_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs, _, plan = views.load(tmp_path, REPO / "data" / "raw" / "fileprep")
+    expected = selection.by_prep(runs, plan)
+    calls: list[int] = []
+    monkeypatch.setattr(views, "by_prep", lambda *args: calls.append(1) or expected)
+    view = views.figure_rows(runs, plan)
+    assert len(view) == 16 and "fileprep-jbd2-share" in view and not calls
+    runs["run_id"] = "changed later"  # the notebook's own table, changed after
+    monkeypatch.setattr(views, "by_prep", lambda *args: calls.append(1) or selection.by_prep(*args))
+    pd.testing.assert_frame_equal(view["fileprep-jbd2-share"], expected)
+    assert view["fileprep-jbd2-share"] is view["fileprep-jbd2-share"] and calls == [1]
+
+
 def test_base_workload_of_a_row() -> None:
     rows = pd.DataFrame({"preset": ["randread-16k", "no-fsync", "no-fsync", "high-fsync", None],
                          "bs": ["16k", "64k", "16k", "64k", None]})
