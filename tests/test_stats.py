@@ -219,3 +219,28 @@ def test_the_trend_slope_is_ordinary_least_squares() -> None:
     t = stats.slope_t(levels, values)
     assert (t.estimate, t.se, t.df, t.n, t.sd) == pytest.approx(
         (fit.params[1], fit.bse[1], fit.df_resid, 9, np.sqrt(fit.scale)))
+
+
+def test_the_detectable_effect_is_statsmodels_own_for_every_design_when_remembered() -> None:
+    """detectable solves each design's standardized effect once per sizes, alpha and power
+    (stats.standardized_detectable): the same numbers as statsmodels' search made afresh."""
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    stats.standardized_detectable.cache_clear()
+    stat = stats.TStat(estimate=0.3, se=0.1, df=8.0, n=10, sd=0.25)
+    levels = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0]
+    for _ in range(2):  # the second time from what was remembered
+        assert stats.detectable("two-sample", stat, 0.01, n_a=4) == float(
+            TTestIndPower().solve_power(nobs1=4, ratio=6 / 4, alpha=0.01, power=0.8,
+                                        alternative="larger")) * 0.25
+        assert stats.detectable("one-sample", stat, 0.02, power=0.9) == float(
+            TTestPower().solve_power(nobs=10, alpha=0.02, power=0.9,
+                                     alternative="larger")) * 0.25
+        assert stats.detectable("slope", stat, 0.05, levels=levels) == float(
+            TTestPower().solve_power(nobs=9, alpha=0.05, power=0.8, alternative="larger")
+        ) * 0.25 * np.sqrt(9 / stats.sxx(levels))
+    assert stats.standardized_detectable.cache_info().misses == 3
+    assert stats.detectable("two-sample", stat, 0.01, n_a=5) != stats.detectable(
+        "two-sample", stat, 0.01, n_a=4)
+    with pytest.raises(ValueError, match="unknown design"):
+        stats.detectable("three-sample", stat, 0.05)

@@ -364,24 +364,32 @@ def detectable(design: str, stat: TStat, alpha: float, power: float = POWER,
     """The smallest true effect (on the statistic's own scale, > 0) a one-sided test of this
     design detects with probability `power` at level `alpha`, given the spread observed.
     design: "two-sample" (n_a of the stat's n in the first group), "one-sample", "slope"."""
-    from statsmodels.stats.power import TTestIndPower, TTestPower
-
-    if design == "two-sample":
-        n_b = stat.n - n_a
-        d = TTestIndPower().solve_power(nobs1=n_a, ratio=n_b / n_a, alpha=alpha, power=power,
-                                        alternative="larger")
-        return float(d) * stat.sd
-    if design == "one-sample":
-        d = TTestPower().solve_power(nobs=stat.n, alpha=alpha, power=power,
-                                     alternative="larger")
-        return float(d) * stat.sd
+    d = standardized_detectable(design, stat.n, n_a if design == "two-sample" else None,
+                                alpha, power)
     if design == "slope":
         # the slope's t has noncentrality beta sqrt(Sxx) / sd on n - 2 degrees of freedom:
         # a one-sample t of n - 1 observations with d = beta sqrt(Sxx / (n - 1)) / sd
-        d = TTestPower().solve_power(nobs=stat.n - 1, alpha=alpha, power=power,
-                                     alternative="larger")
-        return float(d) * stat.sd * np.sqrt((stat.n - 1) / sxx(levels))
-    raise ValueError(f"unknown design {design!r}")
+        return d * stat.sd * np.sqrt((stat.n - 1) / sxx(levels))
+    return d * stat.sd
+
+
+@functools.lru_cache(maxsize=4096)
+def standardized_detectable(design: str, n: int, n_a: int | None, alpha: float,
+                            power: float) -> float:
+    """detectable's effect in standard deviations, statsmodels' root search remembered: a
+    family's checks share their sizes, alpha and power (46 searches, not 303, judging every
+    shipped campaign)."""
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    if design == "two-sample":
+        d = TTestIndPower().solve_power(nobs1=n_a, ratio=(n - n_a) / n_a, alpha=alpha,
+                                        power=power, alternative="larger")
+    elif design in ("one-sample", "slope"):
+        d = TTestPower().solve_power(nobs=n if design == "one-sample" else n - 1, alpha=alpha,
+                                     power=power, alternative="larger")
+    else:
+        raise ValueError(f"unknown design {design!r}")
+    return float(d)
 
 
 def runs_needed(design: str, effect: float, sd: float, alpha: float, power: float = POWER,
