@@ -50,6 +50,23 @@ def test_notebooks_share_a_kernel_but_never_a_variable(tmp_path: Path) -> None:
     assert (tmp_path / "results" / "demo" / "seen").read_text() == "False True"
 
 
+def test_the_kernel_freezes_what_outlives_a_notebook_and_leaves_no_name(tmp_path: Path) -> None:
+    """The shared imports and what survives a reset are frozen (gc.freeze: the collector stops
+    walking them), the collector is back on, and the runner's own names are gone before a
+    notebook starts."""
+    notebook(tmp_path / "notebooks" / "one.ipynb", "kept = [object() for _ in range(10)]\n")
+    notebook(tmp_path / "notebooks" / "two.ipynb",
+             "import gc, sys\nfrom pathlib import Path\n"
+             "Path(results).mkdir(parents=True, exist_ok=True)\n"
+             "names = [n for n in ('_gc', '_plt') if n in dir()]\n"  # PREPARE's and RESET's
+             "loaded = all(m in sys.modules for m in SHARED)\n"
+             "frozen = gc.get_freeze_count() > 0 and gc.isenabled()\n"
+             "(Path(results) / 'seen').write_text(f'{frozen} {loaded} {names}')\n"
+             .replace("SHARED", repr(notebooks.SHARED_IMPORTS)))
+    assert notebooks.run("demo", tmp_path, ["one", "two"]) == 0
+    assert (tmp_path / "results" / "demo" / "seen").read_text() == "True True []"
+
+
 def test_one_ready_client_serves_every_notebook_and_each_keeps_its_own_output(
         tmp_path: Path) -> None:
     """The runner's kernel hands nbclient one client, started and ready once

@@ -90,6 +90,31 @@ def test_bootstrap_ci_coverage_is_about_nominal() -> None:
     assert 0.85 <= covered / trials < 1.0  # 100/100 would hint at useless, huge intervals
 
 
+def test_a_remembered_ci_is_the_one_computed_afresh_and_never_another_samples() -> None:
+    """median_ci remembers seeded intervals (stats.seeded_median_ci): a repeat is the interval
+    scipy gives, and changed values (in place, reordered, another seed) are never served an
+    earlier sample's."""
+    stats.seeded_median_ci.cache_clear()
+    values = np.random.default_rng(5).lognormal(size=40)
+    fresh = stats.bootstrap_median(values.copy(), stats.CONFIDENCE, stats.RESAMPLES, stats.SEED)
+    assert stats.median_ci(values) == fresh == stats.median_ci(list(values))
+    assert stats.seeded_median_ci.cache_info().hits == 1
+    reordered = values[::-1]  # a strided view, other bytes: its own interval
+    assert stats.median_ci(reordered) == stats.bootstrap_median(
+        reordered.copy(), stats.CONFIDENCE, stats.RESAMPLES, stats.SEED)
+    assert stats.seeded_median_ci.cache_info().hits == 1
+    values[0] *= 3  # the caller's array changed in place after it was remembered
+    assert stats.median_ci(values) == stats.bootstrap_median(
+        values.copy(), stats.CONFIDENCE, stats.RESAMPLES, stats.SEED) != fresh
+    # few resamples: an interval that moves with the seed
+    assert (stats.median_ci(values, resamples=99, seed=1)
+            != stats.median_ci(values, resamples=99, seed=2))
+    assert stats.median_ci(values, confidence=0.9) != stats.median_ci(values)
+    rng = np.random.default_rng(2)  # a generator: drawn from anew each time, never remembered
+    assert (stats.median_ci(values, resamples=99, seed=rng)
+            != stats.median_ci(values, resamples=99, seed=rng))
+
+
 def test_constant_sample_has_a_point_interval() -> None:
     assert stats.median_ci([3.0, 3.0, 3.0]) == stats.Estimate(3.0, 3.0, 3.0, 3)
 
@@ -194,3 +219,28 @@ def test_the_trend_slope_is_ordinary_least_squares() -> None:
     t = stats.slope_t(levels, values)
     assert (t.estimate, t.se, t.df, t.n, t.sd) == pytest.approx(
         (fit.params[1], fit.bse[1], fit.df_resid, 9, np.sqrt(fit.scale)))
+
+
+def test_the_detectable_effect_is_statsmodels_own_for_every_design_when_remembered() -> None:
+    """detectable solves each design's standardized effect once per sizes, alpha and power
+    (stats.standardized_detectable): the same numbers as statsmodels' search made afresh."""
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    stats.standardized_detectable.cache_clear()
+    stat = stats.TStat(estimate=0.3, se=0.1, df=8.0, n=10, sd=0.25)
+    levels = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0]
+    for _ in range(2):  # the second time from what was remembered
+        assert stats.detectable("two-sample", stat, 0.01, n_a=4) == float(
+            TTestIndPower().solve_power(nobs1=4, ratio=6 / 4, alpha=0.01, power=0.8,
+                                        alternative="larger")) * 0.25
+        assert stats.detectable("one-sample", stat, 0.02, power=0.9) == float(
+            TTestPower().solve_power(nobs=10, alpha=0.02, power=0.9,
+                                     alternative="larger")) * 0.25
+        assert stats.detectable("slope", stat, 0.05, levels=levels) == float(
+            TTestPower().solve_power(nobs=9, alpha=0.05, power=0.8, alternative="larger")
+        ) * 0.25 * np.sqrt(9 / stats.sxx(levels))
+    assert stats.standardized_detectable.cache_info().misses == 3
+    assert stats.detectable("two-sample", stat, 0.01, n_a=5) != stats.detectable(
+        "two-sample", stat, 0.01, n_a=4)
+    with pytest.raises(ValueError, match="unknown design"):
+        stats.detectable("three-sample", stat, 0.05)

@@ -89,6 +89,20 @@ def test_c1_and_c2_show_all_four_base_workloads(tmp_path: Path) -> None:
     assert (view["c2-base-paired"]["n_tenants"] == 2).all()
 
 
+def test_figure_rows_are_selected_once_when_asked_for_from_the_tables_as_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs, _, plan = views.load(tmp_path, REPO / "data" / "raw" / "fileprep")
+    expected = selection.by_prep(runs, plan)
+    calls: list[int] = []
+    monkeypatch.setattr(views, "by_prep", lambda *args: calls.append(1) or expected)
+    view = views.figure_rows(runs, plan)
+    assert len(view) == 16 and "fileprep-jbd2-share" in view and not calls
+    runs["run_id"] = "changed later"  # the notebook's own table, changed after
+    monkeypatch.setattr(views, "by_prep", lambda *args: calls.append(1) or selection.by_prep(*args))
+    pd.testing.assert_frame_equal(view["fileprep-jbd2-share"], expected)
+    assert view["fileprep-jbd2-share"] is view["fileprep-jbd2-share"] and calls == [1]
+
+
 def test_base_workload_of_a_row() -> None:
     rows = pd.DataFrame({"preset": ["randread-16k", "no-fsync", "no-fsync", "high-fsync", None],
                          "bs": ["16k", "64k", "16k", "64k", None]})
@@ -283,11 +297,40 @@ def test_two_io_controls_get_their_own_rows_and_panels() -> None:
         "hdd: device fsync 20.00 ms, I/O control other"]
 
 
+def every_kind_of_figure(fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> dict[str, Any]:
+    """A builder of each kind of figure plots.py draws, on two device profiles where it takes
+    runs: bars (a legend outside), dots with a target line (slanted labels), stacked shares,
+    and effects on logarithmic axes with labelled lines."""
+    from journalbench.report import plots
+
+    rows, samples = fileprep
+    victims = selection.victims(rows)
+    parts = views.example_shares(samples, victims, beside="no-fsync", prep="fallocate")
+    effects = pd.DataFrame([
+        {"claim": claim, "check": check, "fsync_ms": fsync, "effect": effect,
+         "low": effect / 1.2, "high": effect * 1.2, "interest": 1.25, "setting": setting}
+        for claim in ("C8", "C18") for check in (1, 2)
+        for fsync, effect, setting in ((0.35, 1.1 * check, "baseline"),
+                                       (22.3, 0.6 * check, "strict_guarantees 1 -> 0"))])
+    effects["setting"] = pd.Categorical(effects["setting"],
+                                        ["baseline", "strict_guarantees 1 -> 0"])
+    return {
+        "bars": lambda: plots.bars(victims, "prep", "throughput_mb_s", "beside", "t", "h",
+                                   "MB/s"),
+        "shares": lambda: plots.shares(victims, "beside", "t", "h", target=0.7, slant=True),
+        "share_timeline": lambda: plots.share_timeline(parts, "t", "h"),
+        "effect_by_fsync_cost": lambda: plots.effect_by_fsync_cost(effects, "t", "h"),
+        "effects_by_setting": lambda: plots.effects_by_setting(effects, "setting", "t", "h"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["bars", "shares", "share_timeline", "effect_by_fsync_cost",
+                                  "effects_by_setting"])
 def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
-        tmp_path: Path, fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
-    """save lays the figure out once for both files: the PNG is the one "tight" would give
-    (legend outside the axes included), and a reproduction writes the same bytes (seeded
-    jitter, no PDF date)."""
+        tmp_path: Path, fileprep: tuple[pd.DataFrame, pd.DataFrame], kind: str) -> None:
+    """save lays the figure out once for both files and measures its box without drawing it
+    first: the PNG is the one "tight" would give (which draws first; legends outside the axes
+    included), and a reproduction writes the same bytes (seeded jitter, no PDF date)."""
     from io import BytesIO
 
     import matplotlib.pyplot as plt
@@ -295,11 +338,10 @@ def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
 
     from journalbench.report import plots
 
-    victims = selection.victims(fileprep[0])
-    made = [plots.save(plots.shares(victims, "beside", "t", "h", target=0.7), tmp_path / d, "f")
-            for d in ("a", "b")]
+    build = every_kind_of_figure(fileprep)[kind]
+    made = [plots.save(build(), tmp_path / d, "f") for d in ("a", "b")]
     tight = BytesIO()
-    fig = plots.shares(victims, "beside", "t", "h", target=0.7)
+    fig = build()
     fig.savefig(tight, format="png", dpi=plots.PNG_DPI, bbox_inches="tight")
     plt.close(fig)
     png = Image.open(made[0][0])

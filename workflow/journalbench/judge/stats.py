@@ -7,6 +7,7 @@ Tests and intervals come from scipy and statsmodels; only the definitions no lib
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -59,10 +60,25 @@ def clean(values: Sequence[float] | np.ndarray | pd.Series, name: str = "values"
 
 def median_ci(values: Sequence[float], confidence: float = CONFIDENCE,
               resamples: int = RESAMPLES, seed: int = SEED) -> Estimate:
-    """Median with a bootstrap confidence interval (scipy.stats.bootstrap)."""
+    """Median with a bootstrap confidence interval (scipy.stats.bootstrap). Seeded, the same
+    values give the same interval: it is computed once per process (a figure and its table,
+    or two notebooks in one kernel, draw the same conditions' CIs)."""
     data = clean(values)
     if data.size < 2:
         raise ValueError(f"a bootstrap CI needs at least 2 values, got {data.size}")
+    if not isinstance(seed, int):  # a generator or None: a new draw every time
+        return bootstrap_median(data, confidence, resamples, seed)
+    return seeded_median_ci(data.tobytes(), confidence, resamples, seed)
+
+
+@functools.lru_cache(maxsize=4096)
+def seeded_median_ci(data: bytes, confidence: float, resamples: int, seed: int) -> Estimate:
+    """median_ci of the float64 values in `data`, remembered (an Estimate is immutable)."""
+    return bootstrap_median(np.frombuffer(data), confidence, resamples, seed)
+
+
+def bootstrap_median(data: np.ndarray, confidence: float, resamples: int,
+                     seed: Any) -> Estimate:
     median = float(np.median(data))
     if np.all(data == data[0]):
         return Estimate(median, median, median, int(data.size))
@@ -348,24 +364,32 @@ def detectable(design: str, stat: TStat, alpha: float, power: float = POWER,
     """The smallest true effect (on the statistic's own scale, > 0) a one-sided test of this
     design detects with probability `power` at level `alpha`, given the spread observed.
     design: "two-sample" (n_a of the stat's n in the first group), "one-sample", "slope"."""
-    from statsmodels.stats.power import TTestIndPower, TTestPower
-
-    if design == "two-sample":
-        n_b = stat.n - n_a
-        d = TTestIndPower().solve_power(nobs1=n_a, ratio=n_b / n_a, alpha=alpha, power=power,
-                                        alternative="larger")
-        return float(d) * stat.sd
-    if design == "one-sample":
-        d = TTestPower().solve_power(nobs=stat.n, alpha=alpha, power=power,
-                                     alternative="larger")
-        return float(d) * stat.sd
+    d = standardized_detectable(design, stat.n, n_a if design == "two-sample" else None,
+                                alpha, power)
     if design == "slope":
         # the slope's t has noncentrality beta sqrt(Sxx) / sd on n - 2 degrees of freedom:
         # a one-sample t of n - 1 observations with d = beta sqrt(Sxx / (n - 1)) / sd
-        d = TTestPower().solve_power(nobs=stat.n - 1, alpha=alpha, power=power,
-                                     alternative="larger")
-        return float(d) * stat.sd * np.sqrt((stat.n - 1) / sxx(levels))
-    raise ValueError(f"unknown design {design!r}")
+        return d * stat.sd * np.sqrt((stat.n - 1) / sxx(levels))
+    return d * stat.sd
+
+
+@functools.lru_cache(maxsize=4096)
+def standardized_detectable(design: str, n: int, n_a: int | None, alpha: float,
+                            power: float) -> float:
+    """detectable's effect in standard deviations, statsmodels' root search remembered: a
+    family's checks share their sizes, alpha and power (46 searches, not 303, judging every
+    shipped campaign)."""
+    from statsmodels.stats.power import TTestIndPower, TTestPower
+
+    if design == "two-sample":
+        d = TTestIndPower().solve_power(nobs1=n_a, ratio=(n - n_a) / n_a, alpha=alpha,
+                                        power=power, alternative="larger")
+    elif design in ("one-sample", "slope"):
+        d = TTestPower().solve_power(nobs=n if design == "one-sample" else n - 1, alpha=alpha,
+                                     power=power, alternative="larger")
+    else:
+        raise ValueError(f"unknown design {design!r}")
+    return float(d)
 
 
 def runs_needed(design: str, effect: float, sd: float, alpha: float, power: float = POWER,

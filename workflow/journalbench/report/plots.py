@@ -273,9 +273,12 @@ def save(fig: plt.Figure, figures: Path | str, name: str) -> list[Path]:
     # Laid out once for both files: "tight" (legends sit outside the axes), or any layout
     # engine left on the figure (tight_layout leaves a placeholder), lays it out again for
     # each file, a third of the notebooks' time.
+    # The box is measured without drawing first (which "tight" does): get_tightbbox places
+    # what it measures itself (ticks, axis labels, titles, legends, annotations), so a draw
+    # changes no extent of these figures (tested against "tight" for every builder here) and
+    # would cost a tenth of saving one.
     dpi, engine = fig.get_dpi(), fig.get_layout_engine()
     fig.set_dpi(PNG_DPI)  # the PNG's text extents: its box as "tight" would make it
-    fig.draw_without_rendering()
     box = fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])
     fig.set_dpi(dpi)
     fig.set_layout_engine(None)

@@ -6,12 +6,13 @@ table keeps them apart, and every figure draws one panel per device profile (`pa
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from journalbench.judge import stats
+from journalbench.judge import memo, stats
 from journalbench.judge.claims import beside_rank, mariadb, redis
 from journalbench.judge.selection import (
     base_alone,
@@ -46,7 +47,9 @@ def load(processed: Path | str,
     processed, raw = Path(processed), Path(raw)
     if not all(path.exists() for path in tidy_paths(processed)):
         tidy(raw, processed)
-    runs, samples, experiments = read_tidy(processed)
+    # read once per kernel: the notebooks that share one read the same campaign's tables
+    runs, samples, experiments = memo.tables("tidy", tidy_paths(processed),
+                                             lambda: read_tidy(processed))
     if runs.empty:
         raise ValueError(f"{processed / 'runs.parquet'}: no complete runs (raw: {raw})")
     return runs, samples, experiments
@@ -287,27 +290,53 @@ def cell_table(rows: pd.DataFrame, value: str, digits: int = 1) -> pd.DataFrame:
     return wide.reset_index()
 
 
-def figure_rows(runs: pd.DataFrame, experiments: pd.DataFrame) -> dict[str, pd.DataFrame]:
+class Rows(Mapping[str, pd.DataFrame]):
+    """A name's rows, selected when first asked for: a notebook shows a few of figure_rows'
+    sixteen (selecting all of them in every notebook was four times the work)."""
+
+    def __init__(self, select: dict[str, Callable[[], pd.DataFrame]]) -> None:
+        self.select = select
+        self.made: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self.made:
+            self.made[name] = self.select[name]()
+        return self.made[name]
+
+    def __contains__(self, name: object) -> bool:  # Mapping's would select the rows
+        return name in self.select
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.select)
+
+    def __len__(self) -> int:
+        return len(self.select)
+
+
+def figure_rows(runs: pd.DataFrame, experiments: pd.DataFrame) -> Mapping[str, pd.DataFrame]:
     """The rows behind every figure and table of the notebooks, by its file name; the
-    notebooks draw from these, and a test checks every condition of a campaign is in one."""
-    return {
-        "c1-base-alone": base_alone(runs, experiments),
-        "c2-base-paired": base_paired(runs, experiments),
-        "c3-split": split(runs, experiments),
-        "c4-io-size": io_size(runs, experiments),
-        "c8-victim-throughput": by_beside(runs, experiments, "C8"),
-        "c9-fsync-latency": by_beside(runs, experiments, "C9"),
-        "c10-low-fsync-share": by_beside(runs, experiments, "C10"),
-        "c15-arms-throughput": sequential_writers(runs, experiments),
-        "c17-split": high_fsync_pair(runs, experiments),
-        "c18-victim-by-neighbour": by_beside(runs, experiments, "C18"),
-        "c24-starvation": starvation_pair(runs, experiments),
-        "fileprep-jbd2-share": by_prep(runs, experiments),
-        "mysql-at-70": mariadb.tenant_at(runs, experiments, 0.7),
-        "mysql-at-30": mariadb.tenant_at(runs, experiments, 0.3),
-        "mysql-pairs": mariadb.pair_rows(runs, experiments),
-        "redis-by-neighbour": redis.tenant_by_neighbour(runs, experiments),
-    }
+    notebooks draw from these, and a test checks every condition of a campaign is in one.
+    Selected when first asked for, from the tables as they are now (copies: a later change to
+    `runs` or `experiments` is not seen)."""
+    runs, experiments = runs.copy(deep=False), experiments.copy(deep=False)
+    return Rows({
+        "c1-base-alone": lambda: base_alone(runs, experiments),
+        "c2-base-paired": lambda: base_paired(runs, experiments),
+        "c3-split": lambda: split(runs, experiments),
+        "c4-io-size": lambda: io_size(runs, experiments),
+        "c8-victim-throughput": lambda: by_beside(runs, experiments, "C8"),
+        "c9-fsync-latency": lambda: by_beside(runs, experiments, "C9"),
+        "c10-low-fsync-share": lambda: by_beside(runs, experiments, "C10"),
+        "c15-arms-throughput": lambda: sequential_writers(runs, experiments),
+        "c17-split": lambda: high_fsync_pair(runs, experiments),
+        "c18-victim-by-neighbour": lambda: by_beside(runs, experiments, "C18"),
+        "c24-starvation": lambda: starvation_pair(runs, experiments),
+        "fileprep-jbd2-share": lambda: by_prep(runs, experiments),
+        "mysql-at-70": lambda: mariadb.tenant_at(runs, experiments, 0.7),
+        "mysql-at-30": lambda: mariadb.tenant_at(runs, experiments, 0.3),
+        "mysql-pairs": lambda: mariadb.pair_rows(runs, experiments),
+        "redis-by-neighbour": lambda: redis.tenant_by_neighbour(runs, experiments),
+    })
 
 
 def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:

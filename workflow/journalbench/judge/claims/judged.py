@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from journalbench.judge import memo
 from journalbench.judge.claims.verdicts import host_tests, tests_view
 from journalbench.tidy.tables import JUDGED as TABLES
 from journalbench.tidy.tables import read as read_table
@@ -37,8 +38,9 @@ def tests_of(processed: Path | str, runs: pd.DataFrame, experiments: pd.DataFram
              samples: pd.DataFrame | None = None) -> pd.DataFrame:
     """The notebooks' tests table: from the judged tables when the pipeline wrote them,
     else judged here from the campaign's own runs (a notebook opened on its own)."""
-    tables = read(processed)
-    if tables is None:
+    found = paths(processed)
+    if not all(path.is_file() for path in found):
         return host_tests(runs, experiments, samples)
-    claims, checks, _ = tables
-    return tests_view(claims, checks)
+    # made once per kernel: the notebooks that share one show the same campaign's tests
+    tests, = memo.tables("tests", found, lambda: [tests_view(*read(processed)[:2])])
+    return tests
