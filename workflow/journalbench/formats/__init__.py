@@ -19,6 +19,8 @@ from typing import Any
 
 from journalbench.errors import ConfigError
 
+DECODER = json.JSONDecoder()
+
 
 class ParseError(ConfigError):
     """A raw tool output that cannot be read: one line naming the file (and line)."""
@@ -53,9 +55,14 @@ def json_lines(path: Path, check: Callable[[Any], str | None]) -> list[dict[str,
     rows = []
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise problem(path, f"not a JSON object ({error.msg})", number) from None
+            row, end = DECODER.raw_decode(line)  # json.loads' own step, without its wrapping
+            if end != len(line):  # space or more after the value: json.loads decides
+                row = json.loads(line)
+        except json.JSONDecodeError:
+            try:
+                row = json.loads(line)  # its message, for a line raw_decode refused
+            except json.JSONDecodeError as error:
+                raise problem(path, f"not a JSON object ({error.msg})", number) from None
         wrong = check(row)
         if wrong:
             raise problem(path, wrong, number)

@@ -46,12 +46,15 @@ class Sample:
         return self.read_bytes + self.write_bytes
 
 
+# A decoded JSON value is exactly an int, float, str, bool, None, list or dict, never a subclass:
+# `type(...) is int` leaves bools out as isinstance would need two calls to (a line's dozen
+# checks, over every line of every run, are a tenth of tidy's time).
 def is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return type(value) is int and value >= 0
 
 
 def is_seconds(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+    return (type(value) is int or type(value) is float) and value >= 0
 
 
 def check_line(row: Any) -> str | None:
