@@ -90,6 +90,12 @@ class V1Blkio(Backend):
         return None
 
 
+# What a tenant's v2 group needs from its parents: io (weights, counters), memory (with io, a
+# buffered writer's write-back is charged to the group that dirtied the pages, not to the
+# flusher thread) and cpuset (the containers' core pinning).
+V2_CONTROLLERS = ("io", "memory", "cpuset")
+
+
 class V2Io(Backend):
     version = 2
 
@@ -97,20 +103,45 @@ class V2Io(Backend):
         self.root = root
 
     def create(self, rel: str) -> None:
-        # v2 only hands the io controller to children whose parents enabled it.
+        # v2 only hands a controller to children whose parents enabled it.
         parts = Path(rel).parts
         for depth in range(len(parts)):
             parent = self.root.joinpath(*parts[:depth])
             child = parent / parts[depth]
             child.mkdir(exist_ok=True)
-            if "io" not in read(parent / "cgroup.subtree_control").split():
-                write(parent / "cgroup.subtree_control", "+io")
+            offered = read(parent / "cgroup.controllers").split()
+            enabled = read(parent / "cgroup.subtree_control").split()
+            wanted = [c for c in V2_CONTROLLERS if c in offered and c not in enabled]
+            if wanted:
+                write(parent / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
+
+    def controllers(self, rel: str) -> list[str]:
+        """The controllers a group has (its `cgroup.controllers`: what its parent enabled)."""
+        return read(self.path(rel) / "cgroup.controllers").split()
 
     def controller_line(self, pid: int) -> str | None:
         for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
             if line.startswith("0::"):
                 return line
         return None
+
+
+def v2_controllers() -> list[str]:
+    """The controllers cgroup v2 offers on this host (its root's `cgroup.controllers`): all of
+    them on a v2-only host; on a v1 host, those its unified hierarchy holds (none, usually)."""
+    root = v2_root()
+    if root is None or not (root / "cgroup.controllers").is_file():
+        return []
+    return read(root / "cgroup.controllers").split()
+
+
+def writeback_attributed(backend: Backend, groups: list[str]) -> bool:
+    """Whether a buffered writer's write-back is charged to its own group: only cgroup v2 does
+    it, and only for groups that have both the memory and the io controller (the flusher
+    writes a page back on behalf of the memory group that dirtied it)."""
+    if not isinstance(backend, V2Io) or not groups:
+        return False
+    return all({"io", "memory"} <= set(backend.controllers(rel)) for rel in groups)
 
 
 def detect() -> Backend:

@@ -23,6 +23,7 @@ from typing import Any
 from journalbench import runfolder, window
 from journalbench.agent import cgroups, cleanup, disk, provenance
 from journalbench.agent.arms.base import Arm, Context
+from journalbench.agent.cpuload import CpuSampler
 from journalbench.agent.devices import calibrate
 from journalbench.agent.registry import (
     ARMS,
@@ -104,6 +105,7 @@ def host_facts(host: dict[str, Any], backend: cgroups.Backend, io_fields: dict[s
         "kernel": platform.release(),
         "cgroup_version": backend.version,
         "cgroup_root": str(backend.root),
+        "cgroup_v2_controllers": cgroups.v2_controllers(),
         **io_fields,
         "device": {
             "path": device.path, "kind": device.kind, "named": device.named,
@@ -260,6 +262,8 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         facts = host_facts(host, control.backend, io_fields, device, fsync,
                            tool_versions(arm, workloads))
         facts["tracefs_mounted_by_agent"] = mounted_tracefs
+        facts["writeback_attributed"] = cgroups.writeback_attributed(
+            control.backend, [cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants])
         facts["layout"] = arm.facts()
         facts["virt_accel"] = arm.virt_accel()
         facts["file_systems"] = {volume: provenance.file_system(volume)
@@ -274,7 +278,12 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
             {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"], devtime)
         log.info("setup took %.2f s; workloads start", setup_s)
         t0, cpu0, load0 = time.monotonic(), profile.cpu_seconds(), provenance.load()
-        started_s = measure(workloads, arm, out, sampler, warmup_s + spec["duration_s"])
+        cpus = CpuSampler()
+        cpus.start()
+        try:
+            started_s = measure(workloads, arm, out, sampler, warmup_s + spec["duration_s"])
+        finally:
+            facts["cpu_during_run"] = cpus.stop()
         workload_s = time.monotonic() - t0
         # a busy or stolen CPU during the measured phase is part of what the numbers mean
         facts["load_during_run"] = provenance.load_between(load0, provenance.load())
