@@ -251,6 +251,6 @@ def test_the_agent_refuses_an_unknown_io_control_before_making_anything(agent_ho
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"journalbench: error: host {agent_host['name']}: field io_control: unknown I/O "
-        "control 'cfq'; this agent has bfq"]
+        "control 'cfq'; this agent has bfq, iocost"]
     assert not (tmp_path / "run").exists()
     assert not system_residue(agent_host["name"], agent_host["state_dir"])

@@ -141,7 +141,7 @@ def test_another_io_control_is_in_the_spec() -> None:
 def test_an_unknown_io_control_names_file_and_field(tmp_path, repo):
     text = BASE.replace("    vary:", "    io_control: cfq\n    vary:")
     with pytest.raises(ConfigError, match=r"c.yaml: field experiments.0.io_control: 'cfq' is "
-                                          r"not one of \['bfq'\]"):
+                                          r"not one of \['bfq', 'iocost'\]"):
         campaign.load_campaign(write(tmp_path, text))
     host = tmp_path / "h.yaml"
     host.write_text("name: h\ntransport: local\ndevice: {kind: image}\nio_control: cfq\n")

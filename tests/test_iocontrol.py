@@ -105,7 +105,7 @@ def test_the_spec_names_the_control_else_the_host_else_the_default() -> None:
 
 def test_an_unknown_control_fails_naming_the_file_and_the_field() -> None:
     with pytest.raises(AgentError, match=r"^spec.json: field io_control: unknown I/O control "
-                                         r"'nope'; this agent has bfq$"):
+                                         r"'nope'; this agent has bfq, iocost$"):
         registry.io_control_class({"io_control": "nope"}, {"name": "h"}, "spec.json")
     with pytest.raises(AgentError, match=r"^hosts/h.yaml: field io_control: unknown"):
         registry.io_control_class({}, {"name": "h", "_file": "hosts/h.yaml",

@@ -25,7 +25,8 @@ DEFAULT_PROFILE = NATIVE
 
 # -- how tenants' disk weights are enforced -------------------------------------------------------
 BFQ = "bfq"
-IO_CONTROLS = (BFQ,)
+IOCOST = "iocost"  # cgroup v2 only
+IO_CONTROLS = (BFQ, IOCOST)
 # What a run that names none gets, and what every run made before the field existed used:
 # leaving it out of a spec keeps the run ids of existing specs.
 DEFAULT_IO_CONTROL = BFQ

@@ -22,6 +22,7 @@ from journalbench.agent.devices.hdd import Hdd, HddWriteCache
 from journalbench.agent.devices.native import Native
 from journalbench.agent.iocontrol.base import IoControl
 from journalbench.agent.iocontrol.bfq import Bfq
+from journalbench.agent.iocontrol.iocost import IoCost
 from journalbench.agent.workloads.base import Workload
 from journalbench.agent.workloads.fio import Fio
 from journalbench.agent.workloads.mariadb import MariaDB
@@ -34,7 +35,8 @@ WORKLOADS: dict[str, type[Workload]] = {
     workload.TOOL: workload for workload in (Fio, MariaDB, Redis)}
 PROFILES: dict[str, type[DeviceProfile]] = {
     profile.NAME: profile for profile in (Native, Hdd, HddWriteCache)}
-IO_CONTROLS: dict[str, type[IoControl]] = {control.NAME: control for control in (Bfq,)}
+IO_CONTROLS: dict[str, type[IoControl]] = {
+    control.NAME: control for control in (Bfq, IoCost)}
 
 
 def arm_class(name: str) -> type[Arm]:

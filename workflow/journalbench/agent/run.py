@@ -27,6 +27,7 @@ from journalbench.agent.cpuload import CpuSampler
 from journalbench.agent.devices import calibrate
 from journalbench.agent.registry import (
     ARMS,
+    IO_CONTROLS,
     PROFILES,
     WORKLOADS,
     arm_class,
@@ -226,13 +227,15 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
 def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started: float,
                   arm: Arm) -> dict[str, Any]:
     root = arm.context.root
-    left = leftovers(root) + cgroups.host_groups_present(host["name"])
+    left = (leftovers(root) + cgroups.host_groups_present(host["name"])
+            + control_leftovers(host))
     if left:
         raise AgentError(f"host {host['name']} has residue of an earlier run ({left[0]}): "
                          f"run `journalbench teardown --host {host['name']}` first")
     control = arm.context.io_control
     profile = profile_for(host, spec, root)
     device = profile.attach()
+    control.calibrate(host, profile, device, root)
     tunables = control.prepare(device, control.tunables(host, spec))
     io_fields = control.record(tunables, io_control_choice(spec, host)[1])
     calibration = calibrate.check(host, profile, device, root / "mnt" / "calibrate")
@@ -320,12 +323,19 @@ def leftovers(root: Path) -> list[str]:
                              root)
 
 
+def control_leftovers(host: dict[str, Any]) -> list[str]:
+    """What the I/O controls set on devices that outlive a run."""
+    return [item for cls in cleanup.distinct(IO_CONTROLS.values())
+            for item in cls.leftovers(host)]
+
+
 def residue(host: dict[str, Any]) -> list[str]:
     """Everything a run of this host could leave behind that is still there."""
     root = disk.state_root(host)
     found = [f"loop device {d} ({f})" for d, f in disk.loops_backed_by(root)]
     found += [f"mount {m}" for m in disk.mounts_under(root)]
     found += leftovers(root)
+    found += control_leftovers(host)
     found += [f"cgroup {g}" for g in cgroups.host_groups_present(host["name"])]
     if trace_instance(host["name"]).exists():
         found.append(f"trace instance {trace_instance(host['name'])}")
@@ -351,6 +361,8 @@ def teardown(host: dict[str, Any]) -> None:
           for cls in cleanup.distinct(PROFILES.values())],
         ("other mounts", lambda: disk.unmount_under(root)),
         ("cgroups", lambda: cgroups.remove_host_groups(host["name"])),
+        *[(f"{cls.NAME} settings", lambda cls=cls: cls.clean(host))
+          for cls in cleanup.distinct(IO_CONTROLS.values())],
     ]
     errors = []
     for what, step in steps:

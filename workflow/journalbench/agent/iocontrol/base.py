@@ -10,9 +10,11 @@ registry asks before the run makes anything.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from journalbench.agent import cgroups, disk
+from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.iocounters import IoCounters
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import read, write
@@ -37,7 +39,23 @@ class IoControl:
         """The device tunables a run of `spec` on `host` sets (the spec's over the host's)."""
         return {}
 
+    # -- clean-up by discovery (teardown, also after kill -9 of the agent) -----------------------
+
+    @classmethod
+    def leftovers(cls, host: dict[str, Any]) -> list[str]:
+        """What a run under this control set on the host and teardown must undo."""
+        return []
+
+    @classmethod
+    def clean(cls, host: dict[str, Any]) -> None:
+        """Undo it (the device of a cut-off run may outlive the run: a nested host's disk)."""
+
     # -- the device ----------------------------------------------------------------------------
+
+    def calibrate(self, host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
+                  state_root: Path) -> None:
+        """Before `prepare`, on the freshly attached device: measure what the control needs
+        to know of it (once per host and device profile, cached), if anything."""
 
     def prepare(self, device: disk.Device, tunables: dict[str, Any]) -> dict[str, str]:
         """Make the device enforce weights this way, afresh (nothing an earlier run set
