@@ -20,6 +20,7 @@ from journalbench.agent.cgroups import Backend
 from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.devices.hdd import Hdd, HddWriteCache
 from journalbench.agent.devices.native import Native
+from journalbench.agent.devices.provided import disks_of, provided
 from journalbench.agent.iocontrol.base import IoControl
 from journalbench.agent.iocontrol.bfq import Bfq
 from journalbench.agent.iocontrol.iocost import IoCost
@@ -57,14 +58,18 @@ def workload_for(tenant: str, settings: dict[str, Any], duration_s: int) -> Work
 
 def profile_for(host: dict[str, Any], spec: dict[str, Any], root: Path) -> DeviceProfile:
     """The spec's `device` if it names one, else the host's `device.profile`; parameters
-    from the host's `device_profiles.<name>`."""
+    from the host's `device_profiles.<name>`. On a nested host the outer host provides it
+    (agent/devices/provided.py)."""
     name = spec.get("device") or host["device"].get("profile", vocabulary.DEFAULT_PROFILE)
     try:
         cls = PROFILES[name]
     except KeyError:
         raise AgentError(f"unknown device profile {name!r}; this agent has "
                          f"{', '.join(PROFILES)}") from None
-    return cls(host, root, dict(host.get("device_profiles", {}).get(name, {})))
+    params = dict(host.get("device_profiles", {}).get(name, {}))
+    if disks_of(host):
+        return provided(cls, host, root, params)
+    return cls(host, root, params)
 
 
 def io_control_choice(spec: dict[str, Any], host: dict[str, Any]) -> tuple[str, str]:

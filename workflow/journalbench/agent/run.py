@@ -24,7 +24,7 @@ from journalbench import runfolder, window
 from journalbench.agent import cgroups, cleanup, disk, provenance
 from journalbench.agent.arms.base import Arm, Context
 from journalbench.agent.cpuload import CpuSampler
-from journalbench.agent.devices import calibrate
+from journalbench.agent.devices import calibrate, provided
 from journalbench.agent.registry import (
     ARMS,
     IO_CONTROLS,
@@ -107,6 +107,7 @@ def host_facts(host: dict[str, Any], backend: cgroups.Backend, io_fields: dict[s
         "cgroup_version": backend.version,
         "cgroup_root": str(backend.root),
         "cgroup_v2_controllers": cgroups.v2_controllers(),
+        "nested_host": host.get("nested", {}).get("facts"),
         **io_fields,
         "device": {
             "path": device.path, "kind": device.kind, "named": device.named,
@@ -252,9 +253,13 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
     # tracefs stays mounted afterwards, as most distributions mount it at boot: unmounting it
     # would pull it from under another agent of the same machine (tests run several).
     mounted_tracefs = ensure_tracefs()
-    # bpftrace takes a second or so to attach: it does so while the arm sets up
+    # bpftrace takes a second or so to compile and attach (11-17 s in a TCG guest, a nested
+    # host): it does so while the arm sets up, after the device's probe (in a TCG guest its
+    # compiling beside the probe cost the probe 12-26% of its rates, even at nice 19; the
+    # arm's set-up, on the other hand, is as much CPU, so both share it at one priority)
     devtime = DeviceTimeTracer(root, device.devnum)
     try:
+        root.mkdir(parents=True, exist_ok=True)  # a dedicated disk's run has made nothing yet
         devtime.launch()
         with profile.unmodelled():
             arm.plan_tunnels({name: w.guest_tunnels() for name, w in workloads.items()})
@@ -324,9 +329,11 @@ def leftovers(root: Path) -> list[str]:
 
 
 def control_leftovers(host: dict[str, Any]) -> list[str]:
-    """What the I/O controls set on devices that outlive a run."""
-    return [item for cls in cleanup.distinct(IO_CONTROLS.values())
-            for item in cls.leftovers(host)]
+    """What the I/O controls set on devices that outlive a run, and the set-up flags of a
+    device the machine below provides (a nested host's)."""
+    found = [item for cls in cleanup.distinct(IO_CONTROLS.values())
+             for item in cls.leftovers(host)]
+    return found + [f"set-up flag {flag}" for flag in provided.leftover_flags(host)]
 
 
 def residue(host: dict[str, Any]) -> list[str]:
@@ -363,6 +370,7 @@ def teardown(host: dict[str, Any]) -> None:
         ("cgroups", lambda: cgroups.remove_host_groups(host["name"])),
         *[(f"{cls.NAME} settings", lambda cls=cls: cls.clean(host))
           for cls in cleanup.distinct(IO_CONTROLS.values())],
+        ("set-up flags", lambda: provided.clean(host)),
     ]
     errors = []
     for what, step in steps:

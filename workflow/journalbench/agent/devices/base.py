@@ -19,6 +19,9 @@ class DeviceProfile:
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
     ROTATIONAL: ClassVar[bool | None] = None  # None: leave the kernel's guess
     ACCEPT_FSYNC_MS: ClassVar[tuple[float, float] | None] = None  # reference high-fsync bounds
+    # False: a reference outside the bounds is recorded (`within_accept`), not refused: the
+    # profile's machinery runs on a machine below this host, whose own path adds to it
+    ENFORCE_ACCEPT: ClassVar[bool] = True
     DRIFT_LIMIT: ClassVar[float | None] = None  # max relative drift of a run's probe
     REFERENCE_S: ClassVar[int] = 3  # length of the reference high-fsync writer
 

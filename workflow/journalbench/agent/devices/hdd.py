@@ -78,14 +78,16 @@ class Hdd(DeviceProfile):
         log.info("emulated disk %s on %s (%s)", path, backing, self.model)
         return disk.Device(path=path, kind=self.host["device"]["kind"], named=str(backing))
 
-    def start_nbdkit(self, here: Path, backing: Path) -> None:
+    def start_nbdkit(self, here: Path, backing: Path, fast_flag: Path | None = None) -> None:
+        """nbdkit serving `backing` through the model on here/nbd.sock; while `fast_flag`
+        (default here/unmodelled) exists, without the model's delays."""
         package = importlib.resources.files("journalbench.agent.devices")
         for name, source in SOURCES.items():
             (here / name).write_text(package.joinpath(source).read_text())
         settings = [f"{k}={v}" for k, v in sorted(self.model.__dict__.items())]
         sh("nbdkit", "--unix", str(here / "nbd.sock"), "--pidfile", str(here / "nbdkit.pid"),
            "python", str(here / "hdd_plugin.py"), f"file={backing}",
-           f"fast_flag={here / FAST_FLAG}", *settings, timeout=START_TIMEOUT_S)
+           f"fast_flag={fast_flag or here / FAST_FLAG}", *settings, timeout=START_TIMEOUT_S)
         wait_for(here / "nbdkit.pid")
 
     def start_nbdfuse(self, here: Path) -> None:
