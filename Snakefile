@@ -3,6 +3,7 @@
 from snakemake.utils import min_version
 
 from journalbench.control import locks
+from journalbench.control.nested import teardown as jb_nested
 
 min_version("9.0")
 
@@ -19,6 +20,16 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/campaign.smk"
 include: "workflow/rules/tidy.smk"
 include: "workflow/rules/analysis.smk"
+
+
+# A nested host boots once per chunk (its first run boots it, the others reuse it): the chunk's
+# end stops it, whichever way the chunk ends short of a kill (then: journalbench teardown).
+onsuccess:
+    jb_nested.stop_all(HOSTS)
+
+
+onerror:
+    jb_nested.stop_all(HOSTS)
 
 
 rule all:

@@ -23,8 +23,9 @@ from sshd import pids_matching
 from journalbench import runfolder
 from journalbench.control.deploy import deploy, layout_of
 from journalbench.control.hosts import load_host
+from journalbench.control.reach import for_host
 from journalbench.control.runremote import run_remote
-from journalbench.control.transport import CommandTimeout, for_host
+from journalbench.control.transport import CommandTimeout
 from journalbench.errors import AgentError
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns

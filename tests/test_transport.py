@@ -19,6 +19,7 @@ import sshd
 from sshd import pids_matching
 
 from journalbench.control.hosts import load_host
+from journalbench.control.reach import for_host
 from journalbench.control.transport import (
     WRAP_SCRIPT,
     CommandFailed,
@@ -30,7 +31,6 @@ from journalbench.control.transport import (
     TransportError,
     command_line,
     fingerprint,
-    for_host,
     known_hosts_line,
     known_hosts_name,
     parse_marker,

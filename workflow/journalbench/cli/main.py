@@ -14,6 +14,8 @@ from pathlib import Path
 from journalbench import __version__
 from journalbench.agent import commands
 from journalbench.control.hosts import load_host
+from journalbench.control.nested import teardown as nested
+from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated
 
 COMMAND_MODULES = (
@@ -41,12 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_run(args: argparse.Namespace) -> int:
     spec = load_validated(Path(args.spec), "run-spec")
-    return commands.run(spec, load_host(args.host), args.out, source=args.spec,
+    host = load_host(args.host)
+    if host["transport"] == "nested":
+        raise ConfigError(f"{host['_file']}: field transport: a nested host runs its agent in "
+                          f"its guest: journalbench run-remote {args.spec} --host {args.host} "
+                          f"--out {args.out}")
+    return commands.run(spec, host, args.out, source=args.spec,
                         verbose=args.verbose, teardown_first=args.teardown_first)
 
 
 def cmd_teardown(args: argparse.Namespace) -> int:
-    return commands.teardown_host(load_host(args.host))
+    host = load_host(args.host)
+    if host["transport"] == "nested":  # a machine this one boots: inside, then the machine
+        for line in nested.teardown(host):
+            print(f"teardown of host {host['name']}: {line}")
+        return 0
+    return commands.teardown_host(host)
 
 
 def main(argv: list[str] | None = None) -> int:

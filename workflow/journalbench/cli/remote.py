@@ -8,13 +8,15 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from journalbench.control import reference
 from journalbench.control.checkhost import check_host, format_checks
 from journalbench.control.deploy import deploy
 from journalbench.control.hosts import load_host
+from journalbench.control.nested.machine import Machine
+from journalbench.control.reach import for_host
 from journalbench.control.runremote import reap_and_teardown, run_remote
-from journalbench.control.transport import for_host
 from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated
 
@@ -92,7 +94,19 @@ def cmd_check_host(args: argparse.Namespace) -> int:
     host = load_host(args.host)
     checks = check_host(host)
     print(format_checks(host["name"], checks))
+    if host["transport"] == "nested":
+        print(machine_line(Machine(host).state()))
     return 1 if any(c.required and not c.ok for c in checks) else 0
+
+
+def machine_line(record: dict[str, Any] | None) -> str:
+    """What a nested host's machine is, for check-host's reader."""
+    if record is None:
+        return "nested machine: not running"
+    return (f"nested machine: booted in {record['boot_s']} s under {record['accel']} "
+            f"({record['vcpus']} vCPUs, {record['memory_mb']} MiB), disks "
+            f"{', '.join(record['profiles'])}, sshd on 127.0.0.1:{record['port']}; "
+            "journalbench teardown --host ... stops it")
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:

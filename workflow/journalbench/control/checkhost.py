@@ -19,7 +19,8 @@ from journalbench.agent import packages
 from journalbench.agent.arms.vm import arm as vm
 from journalbench.agent.arms.vm import image as guest_image
 from journalbench.control.deploy import MIN_PYTHON, layout_of
-from journalbench.control.transport import Transport, for_host
+from journalbench.control.reach import for_host
+from journalbench.control.transport import Transport
 
 
 @dataclass
@@ -321,9 +322,10 @@ def check_host(host: dict[str, Any], transport: Transport | None = None) -> list
     own = transport is None
     transport = transport or for_host(host)
     try:
-        facts = probe_host(host, transport)
+        inside = transport.agent_host(host)  # a nested host: the guest's own view
+        facts = probe_host(inside, transport)
         probe_kvm(facts, transport)
-        return evaluate(host, facts)
+        return evaluate(inside, facts)
     finally:
         if own:
             transport.close()

@@ -88,7 +88,7 @@ def deploy(host: dict[str, Any], transport: Transport, *, force: bool = False) -
     local = build_bundle()
     cached = getattr(transport, "_journalbench_deployment", None)
     if cached is not None and not force and cached.bundle.endswith(local.name):
-        transport.put_bytes(agent_host_json(host), cached.layout.host_json)
+        transport.put_bytes(agent_host_json(transport.agent_host(host)), cached.layout.host_json)
         return cached
     layout = layout_of(host)
     python = host.get("python", "python3")
@@ -101,7 +101,7 @@ def deploy(host: dict[str, Any], transport: Transport, *, force: bool = False) -
         # Once per upload: the same bytes under the same python ran before.
         version = transport.run([python, remote, "--version"], timeout=60, retry=True)
         log.info("%s: %s ready (%s)", transport.label, version.stdout.strip(), remote)
-    transport.put_bytes(agent_host_json(host), layout.host_json)
+    transport.put_bytes(agent_host_json(transport.agent_host(host)), layout.host_json)
     deployment = Deployment(host, transport, layout, python, facts.get("python", "?"), remote)
     transport._journalbench_deployment = deployment  # type: ignore[attr-defined]
     return deployment

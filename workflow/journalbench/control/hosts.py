@@ -7,6 +7,7 @@ from typing import Any
 
 from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated, read_document
+from journalbench.vocabulary import DEFAULT_PROFILE
 
 HOSTS_DIR = Path(__file__).resolve().parents[3] / "hosts"
 DEFAULT_STATE_DIR = "/var/lib/journalbench"
@@ -14,6 +15,7 @@ DEFAULT_BFQ = {"strict_guarantees": 1}
 DEFAULT_PYTHON = "python3"
 DEFAULT_IMAGE_GB = 12
 DEFAULT_REQUIRE_KVM = False
+DEFAULT_NESTED = {"memory_mb": 4096, "vcpus": 2, "accel": "auto", "boot_timeout_s": 120}
 DEFAULT_SSH = {
     "port": 22,
     "user": "root",
@@ -49,6 +51,8 @@ def load_host(name_or_path: str) -> dict[str, Any]:
                 f"{path}: field ssh.sudo: user {ssh['user']} is not root and the agent needs "
                 "root; set sudo: true (passwordless) or log in as root"
             )
+    if host["transport"] == "nested" or "nested" in host:
+        nested_defaults(host, path)
     host.setdefault("python", DEFAULT_PYTHON)
     host.setdefault("state_dir", DEFAULT_STATE_DIR)
     host.setdefault("require_kvm", DEFAULT_REQUIRE_KVM)
@@ -57,6 +61,20 @@ def load_host(name_or_path: str) -> dict[str, Any]:
         host["device"].setdefault("size_gb", DEFAULT_IMAGE_GB)
     host["_file"] = str(path)
     return host
+
+
+def nested_defaults(host: dict[str, Any], path: Path) -> None:
+    """A nested host's own fields (control/nested/), checked across the file."""
+    if host["transport"] != "nested":
+        raise ConfigError(f"{path}: field nested: only a host with transport: nested has one")
+    if "ssh" in host:
+        raise ConfigError(f"{path}: field ssh: a nested host is reached through the port the "
+                          "controller forwards to its guest; remove ssh")
+    if host["device"]["kind"] != "image":
+        raise ConfigError(f"{path}: field device.kind: a nested host's disks are made on this "
+                          "machine: use kind: image")
+    nested = host["nested"] = {**DEFAULT_NESTED, **host.get("nested", {})}
+    nested.setdefault("profiles", [host["device"].get("profile", DEFAULT_PROFILE)])
 
 
 def load_hosts(spec: str) -> list[dict[str, Any]]:

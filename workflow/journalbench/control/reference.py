@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.control.transport import for_host
+from journalbench.control.reach import for_host
 from journalbench.errors import ConfigError
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from journalbench import runfolder
 from journalbench.control.deploy import Deployment, deploy
+from journalbench.control.reach import for_host
 from journalbench.control.transport import (
     KILL_FN,
     STAT_FN,
@@ -30,7 +31,6 @@ from journalbench.control.transport import (
     LocalTransport,
     Transport,
     TransportError,
-    for_host,
 )
 from journalbench.errors import AgentError, ConfigError
 from journalbench.plan.schemas import validate

@@ -271,6 +271,11 @@ class Transport:
     def close(self) -> None:
         pass
 
+    def agent_host(self, host: dict[str, Any]) -> dict[str, Any]:
+        """The host document the agent on the other end gets (deploy writes it there): the
+        host file itself, unless the host is a machine seen differently from inside."""
+        return host
+
     def __enter__(self) -> Transport:
         return self
 
@@ -700,13 +705,6 @@ class _HostKeyPolicy:
         )
 
 
-def for_host(host: dict[str, Any]) -> Transport:
-    """The transport a loaded host file asks for."""
-    if host.get("transport") == "ssh":
-        return SSHTransport(host)
-    return LocalTransport()
-
-
 __all__ = [
     "CommandFailed",
     "CommandTimeout",
@@ -719,7 +717,6 @@ __all__ = [
     "TransportError",
     "command_line",
     "fingerprint",
-    "for_host",
     "known_hosts_line",
     "known_hosts_name",
 ]

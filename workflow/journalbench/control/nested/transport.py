@@ -1,0 +1,97 @@
+"""Reaching a nested host: SSH, as any host, to the port this machine forwards to the guest's
+sshd, with the key pair made for the boot and the host key the guest printed at boot (pinned:
+an unknown or changed key is refused, never trusted on first use).
+
+The first controller that connects boots the machine (Machine.ensure, under a lock), and every
+later one (the next `journalbench dispatch` of the chunk, `check-host`, `recover`) finds it by
+its record and reuses it while it runs. Each holds a shared lease on it while connected, so
+that teardown never stops a machine under a run.
+
+The agent in the guest gets the host file turned into the guest's own view
+(`agent_host`): its test disks by their stable names, one per device profile the machine
+booted with, the set-up flags of the emulated ones, and the machine's facts for host.json.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from journalbench.control.nested import image
+from journalbench.control.nested.machine import LOOPBACK, Machine
+from journalbench.control.transport import SSHSettings, SSHTransport
+from journalbench.errors import AgentError
+
+CONNECT_TIMEOUT_S = 30.0  # a TCG guest beside a busy run answers slowly
+# what the controller keeps to itself: how to boot, not what the agent runs
+OUTER_ONLY = ("nested", "transport")
+FACT_KEYS = ("accel", "accel_why", "vcpus", "memory_mb", "profiles", "boot_s", "booted_at",
+             "kernel", "kernel_package", "initramfs_recipe", "qemu", "outer_kernel",
+             "outer_hostname")
+
+
+def disk_id(profile: str) -> str:
+    """The stable name the guest's init gives the profile's disk (its virtio serial)."""
+    return f"/dev/disk/by-id/virtio-jb-{profile}"
+
+
+def agent_host(host: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """The host document the agent in the guest reads: the host file's settings, the test
+    device a dedicated disk (the host's own profile's), and `nested`: every profile's disk and
+    the machine's facts."""
+    inner = {k: v for k, v in host.items() if not k.startswith("_") and k not in OUTER_ONLY}
+    profile = host["device"].get("profile", record["profiles"][0])
+    inner["transport"] = "nested"
+    inner["device"] = {"kind": "disk", "id": disk_id(profile), "wipe": True,
+                       "profile": profile}
+    disks = {name: {"id": disk_id(name),
+                    "fast_flag": f"{image.FLAGS}/{name}" if facts["emulated"] else None}
+             for name, facts in record["disks"].items()}
+    facts = {key: record.get(key) for key in FACT_KEYS}
+    facts["disks"] = {name: {k: v for k, v in facts_.items() if k != "drive"}
+                      for name, facts_ in record["disks"].items()}
+    inner["nested"] = {"disks": disks, "facts": facts}
+    return inner
+
+
+class NestedTransport(SSHTransport):
+    def __init__(self, host: dict[str, Any], boot: bool = True, lease: bool = True) -> None:
+        """`boot`: boot the machine when it does not run (False: fail instead); `lease`: hold
+        the shared lease while connected (False for teardown, which holds it exclusively)."""
+        self.machine = Machine(host)
+        settings = SSHSettings(
+            address=LOOPBACK, port=22, user="root", key_file=self.machine.client_key,
+            known_hosts=self.machine.known_hosts, trust_on_first_use=False,
+            connect_timeout_s=CONNECT_TIMEOUT_S, source=host.get("_file", host["name"]))
+        super().__init__(host, settings)
+        self.boot, self.leases = boot, lease
+        self.record: dict[str, Any] | None = None
+        self.lease: IO[str] | None = None
+        self.label = f"{host['name']} (nested machine on this machine)"
+
+    def connect(self) -> None:
+        if self._client is not None and self._client.get_transport() is not None:
+            if self._client.get_transport().is_active():
+                return
+        if self.lease is None and self.leases:
+            self.lease = self.machine.lease()
+        self.record = self.machine.ensure() if self.boot else self.running()
+        self.settings.port = int(self.record["port"])
+        super().connect()
+
+    def running(self) -> dict[str, Any]:
+        record = self.machine.state()
+        if record is None:
+            raise AgentError(f"host {self.machine.name}: its nested machine does not run")
+        return record
+
+    def close(self) -> None:
+        super().close()
+        if self.lease is not None:
+            self.lease.close()
+            self.lease = None
+
+    def agent_host(self, host: dict[str, Any]) -> dict[str, Any]:
+        self.connect()
+        assert self.record is not None
+        return agent_host(host, self.record)
+
