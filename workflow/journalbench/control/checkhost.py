@@ -32,9 +32,12 @@ class Check:
     need: str
     package: str | None = None
     fix: str | None = None
+    info: bool = False  # a property of the host, reported, never missing
 
     @property
     def status(self) -> str:
+        if self.info:
+            return "info"
         if self.ok:
             return "ok"
         return "MISSING" if self.required else "missing (optional)"
@@ -52,7 +55,9 @@ awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ {f=1} END {exit !f}' /proc/mounts 
   && echo cgroup_v1_blkio=yes
 for f in /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers; do
   [ -f "$f" ] && grep -qw io "$f" && echo cgroup_v2_io=yes
+  [ -f "$f" ] && echo "cgroup_v2_controllers=$(cat "$f")"
 done
+[ -f /sys/fs/cgroup/io.cost.qos ] && echo iocost=yes
 bfq=no
 grep -qw bfq /sys/block/*/queue/scheduler 2>/dev/null && bfq=active
 [ "$bfq" = no ] && [ -d /sys/module/bfq ] && bfq=loaded
@@ -138,7 +143,7 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 def evaluate(host: dict[str, Any], facts: dict[str, str]) -> list[Check]:
     """Turn probe facts into checks (pure: tested without a host)."""
     return [
-        *_system_checks(facts),
+        *_system_checks(host, facts),
         _python_check(host, facts),
         *_tool_checks(facts),
         _guest_check(facts),
@@ -147,21 +152,59 @@ def evaluate(host: dict[str, Any], facts: dict[str, str]) -> list[Check]:
     ]
 
 
-def _system_checks(facts: dict[str, str]) -> list[Check]:
+def cgroup_version(facts: dict[str, str]) -> int | None:
+    """The version the agent drives disk weights with: v1 blkio when the host has it (the
+    agent's cgroups.detect), else v2 with io; None with neither."""
+    if facts.get("cgroup_v1_blkio") == "yes":
+        return 1
+    return 2 if facts.get("cgroup_v2_io") == "yes" else None
+
+
+def writeback_attributed(facts: dict[str, str]) -> bool:
+    """Buffered writes are charged to their writer: cgroup v2 drives the disk, with memory
+    and io both on it (agent/cgroups.py writeback_attributed)."""
+    return cgroup_version(facts) == 2 and {"io", "memory"} <= set(
+        facts.get("cgroup_v2_controllers", "").split())
+
+
+def _cgroup_checks(host: dict[str, Any], facts: dict[str, str]) -> list[Check]:
+    version = cgroup_version(facts)
+    controllers = facts.get("cgroup_v2_controllers", "").split()
+    if version == 1:
+        found = "v1 blkio" + (f" (v2 beside it: {' '.join(controllers)})" if controllers else "")
+    elif version == 2:
+        found = "v2" + (f": {' '.join(controllers)}" if controllers else " io")
+    else:
+        found = f"no blkio/io controller ({facts.get('cgroup_fs', '?')})"
+    wb = writeback_attributed(facts)
+    why_not = ("cgroup v1 charges write-back to no tenant" if version == 1
+               else "v2 without memory and io")
+    iocost = facts.get("iocost") == "yes" and version == 2
+    no_iocost = "no (cgroup v1)" if version == 1 else "no (no io.cost.qos)"
+    wants_iocost = host.get("io_control") == "iocost"
+    return [
+        Check("cgroup", True, version is not None, found, "v1 blkio or v2 io controller",
+              fix="mount the blkio (v1) or enable the io controller (v2)"),
+        Check("writeback_attributed", False, True,
+              "true: memory and io on v2" if wb else f"false: {why_not}",
+              "buffered writers' bytes charged to their tenant", info=True),
+        # iocost is a property of the host unless its host file asks for it
+        Check("iocost", wants_iocost, iocost or not wants_iocost,
+              "yes (io.cost.qos)" if iocost else no_iocost,
+              "io_control: iocost (cgroup v2)", info=not wants_iocost,
+              fix="a cgroup-v2 host whose kernel has CONFIG_BLK_CGROUP_IOCOST"),
+    ]
+
+
+def _system_checks(host: dict[str, Any], facts: dict[str, str]) -> list[Check]:
     kernel = facts.get("kernel", "")
-    v1 = facts.get("cgroup_v1_blkio") == "yes"
-    v2 = facts.get("cgroup_v2_io") == "yes"
-    cgroups = ", ".join(x for x, ok in (("v1 blkio", v1), ("v2 io", v2)) if ok) or (
-        f"no blkio/io controller ({facts.get('cgroup_fs', '?')})"
-    )
     bfq = facts.get("bfq", "no")
     return [
         Check("root", True, facts.get("uid") == "0", f"uid {facts.get('uid', '?')}",
               "root (or ssh.sudo)", fix="log in as root or set ssh.sudo: true"),
         Check("kernel", True, _version_tuple(kernel) >= (4, 12), kernel or "?",
               ">= 4.12 (BFQ)", fix="upgrade the kernel"),
-        Check("cgroup", True, v1 or v2, cgroups, "v1 blkio or v2 io controller",
-              fix="mount the blkio (v1) or enable the io controller (v2)"),
+        *_cgroup_checks(host, facts),
         Check("BFQ", True, bfq != "no", bfq, "bfq I/O scheduler",
               fix="modprobe bfq (kernel with CONFIG_IOSCHED_BFQ)"),
     ]
