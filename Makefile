@@ -50,10 +50,12 @@ system-deps:
 	  else echo "system-deps: all apt packages present"; fi; \
 	fi
 
-# The VM arm's guest kernel and initramfs, from Debian packages, into /var/cache/journalbench/guest.
+# The VM arm's guest kernel and initramfs, from Debian packages, into /var/cache/journalbench/guest,
+# and the nested host's initramfs for the same kernel into /var/cache/journalbench/nested.
 guest: system-deps
-	@if [ "$$(id -u)" = 0 ]; then PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.arms.vm.image; \
-	else echo "guest: not root, skipping the VM guest kernel (VM tests will be skipped)"; fi
+	@if [ "$$(id -u)" = 0 ]; then PYTHONPATH=workflow $(PYTHON) -m journalbench.agent.arms.vm.image \
+	  && PYTHONPATH=workflow $(PYTHON) -m journalbench.control.nested.image; \
+	else echo "guest: not root, skipping the VM guest kernel (VM and nested-host tests will be skipped)"; fi
 
 # Our YCSB Redis binding (workflow/ycsb-redis): Maven builds it and runs its own unit tests
 # (against a real redis-server), then its jar and YCSB 0.17.0's runtime jars go to

@@ -135,6 +135,9 @@ def cmd_run_remote(args: argparse.Namespace) -> int:
 
 def cmd_recover(args: argparse.Namespace) -> int:
     host = load_host(args.host)
+    if host["transport"] == "nested" and Machine(host).state() is None:
+        print(f"{host['name']}: its nested machine does not run: nothing to recover")
+        return 0
     with for_host(host) as transport:
         dep = deploy(host, transport)
         reap_and_teardown(dep, _echo(host["name"]))

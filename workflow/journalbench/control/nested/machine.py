@@ -167,7 +167,10 @@ class Machine:
     def boot(self) -> dict[str, Any]:
         check_safe(self.host)
         nested = self.settings
-        info = image.build()
+        try:
+            info = image.build()
+        except SystemExit as error:  # the build's own one-line message (it also runs alone)
+            raise AgentError(str(error)) from None
         self.folder.mkdir(parents=True, exist_ok=True)
         self.flags.mkdir()
         self.calibration.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from journalbench.control.deploy import deploy
 from journalbench.control.nested.machine import Machine
 from journalbench.control.nested.transport import NestedTransport
 from journalbench.control.runremote import reap_and_teardown
-from journalbench.control.transport import TransportError
+from journalbench.control.transport import CommandFailed, TransportError
 from journalbench.errors import AgentError
 
 log = logging.getLogger("journalbench.remote")
@@ -49,6 +49,10 @@ def inside(host: dict[str, Any], echo: Echo | None) -> str:
     try:
         with NestedTransport(host, boot=False, lease=False) as transport:
             reap_and_teardown(deploy(host, transport), keep)
+    except CommandFailed as error:
+        log.warning("%s: the teardown inside the guest failed (%s); stopping the machine "
+                    "removes everything in it", host["name"], error)
+        return f"inside: teardown failed ({error})"
     except (TransportError, AgentError) as error:
         log.warning("%s: could not tear down inside the guest (%s); stopping it removes "
                     "everything in it", host["name"], error)

@@ -74,7 +74,11 @@ class NestedTransport(SSHTransport):
                 return
         if self.lease is None and self.leases:
             self.lease = self.machine.lease()
+        before = self.record
         self.record = self.machine.ensure() if self.boot else self.running()
+        if before is not None and before["pid"] != self.record["pid"]:
+            # booted again meanwhile: a fresh guest has no agent bundle yet
+            self.__dict__.pop("_journalbench_deployment", None)
         self.settings.port = int(self.record["port"])
         super().connect()
 
