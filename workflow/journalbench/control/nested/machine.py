@@ -111,10 +111,12 @@ class Machine:
         handle = self.open_lock(what)
         try:
             fcntl.flock(handle, how)
-            yield handle
         except BlockingIOError:
+            handle.close()
             raise AgentError(f"host {self.name} is busy: a controller is using its nested "
                              f"machine ({self.lock_file(what)}); wait until it is done") from None
+        try:
+            yield handle
         finally:
             handle.close()
 
