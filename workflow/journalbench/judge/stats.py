@@ -287,7 +287,7 @@ class TStat:
         if self.se == 0:  # constant data: the estimate is exact
             if self.estimate == null:
                 return 0.5
-            return float((self.estimate > null) == upper)
+            return float((self.estimate > null) != upper)
         t = (self.estimate - null) / self.se
         return float(stats.t.sf(t, self.df) if upper else stats.t.cdf(t, self.df))
 
