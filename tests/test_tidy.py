@@ -604,3 +604,16 @@ def test_each_file_of_a_run_folder_is_read_once(monkeypatch: pytest.MonkeyPatch)
         twice = {p.name for p in opened if opened.count(p) > 1}
         assert not twice, f"{folder.name}: read more than once: {sorted(twice)}"
         assert {p.name for p in opened} >= {"spec.json", "host.json", "io-samples.jsonl"}
+
+
+def test_writeback_attribution_is_read_from_host_json_or_cgroup_v1() -> None:
+    from journalbench.tidy import rows
+
+    path = Path("run/host.json")
+    assert rows.writeback_attributed({"writeback_attributed": True, "cgroup_version": 2},
+                                     path) == 1
+    assert rows.writeback_attributed({"writeback_attributed": False}, path) == 0
+    assert rows.writeback_attributed({"cgroup_version": 1}, path) == 0  # before the record
+    assert rows.writeback_attributed({"cgroup_version": 2}, path) is None  # unknown
+    with pytest.raises(ConfigError, match="run/host.json: 'writeback_attributed' is 'yes'"):
+        rows.writeback_attributed({"writeback_attributed": "yes"}, path)
