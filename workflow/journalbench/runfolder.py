@@ -10,7 +10,9 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+from journalbench.errors import ConfigError
 
 MANIFEST = "MANIFEST.json"
 SPEC = "spec.json"
@@ -32,6 +34,41 @@ def run_id(spec: dict[str, Any]) -> str:
     core = {k: v for k, v in spec.items() if k not in ("run_id", "campaign", "host")}
     digest = hashlib.sha256(canonical_json(core).encode()).hexdigest()[:12]
     return f"{spec['arm']}-{digest}"
+
+
+class RunKey(NamedTuple):
+    """What identifies a run: its id alone does not, as the same spec run by two campaigns, or
+    on two hosts, has the same id and different data (data/raw/<campaign>/<host>/<run id>)."""
+    campaign: str
+    host: str
+    run_id: str
+
+    def __str__(self) -> str:
+        return f"{self.campaign}/{self.host}/{self.run_id}"
+
+
+RUN_KEY = RunKey._fields  # the tidy tables' columns that identify a run
+
+
+def locate(raw: Path, run: str, campaign: str | None = None,
+           host: str | None = None) -> Path:
+    """The folder of the one landed run `run` names (a run id, or campaign/host/run id) in
+    `raw`; refuses an id that names none, or several without a campaign and host to choose."""
+    parts = run.split("/")
+    if len(parts) == 3:
+        campaign, host, run = parts
+    found = sorted(folder for folder in raw.glob(f"{campaign or '*'}/{host or '*'}/{run}")
+                   if folder.is_dir())
+    if not found:
+        raise ConfigError(f"{raw}: no run {run}"
+                          + (f" in campaign {campaign}" if campaign else "")
+                          + (f" on host {host}" if host else ""))
+    if len(found) > 1:
+        keys = ", ".join(str(RunKey(f.parent.parent.name, f.parent.name, f.name))
+                         for f in found)
+        raise ConfigError(f"run id {run} is ambiguous: it names {len(found)} runs ({keys}); "
+                          "give its campaign and host")
+    return found[0]
 
 
 def sha256_file(path: Path) -> str:
