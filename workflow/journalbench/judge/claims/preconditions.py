@@ -111,17 +111,17 @@ def tcg_unmet(check: Check) -> str:
 def guest_fsync_unmet(check: Check) -> str:
     if GUEST_FSYNC not in check.needs:
         return ""
-    return ("a VM's fsync latency: its calls are made in its own kernel, which the host does "
-            "not trace")
+    return ("a database's fsync latency in a VM: its calls are made in the guest's own kernel, "
+            "which the host does not trace")
 
 
 def writeback_unmet(check: Check) -> str:
     """A writer's bytes the flushers write back, or their effect on a neighbour, mean something
     only where that write-back is charged to its cgroup (cgroup v2 with io and memory)."""
-    containers = check.rows[check.rows["arm"] != VM]
-    if containers.empty or not scope.flushed(containers):
+    bed = scope.Testbed(check.rows)
+    if not scope.flushed(bed):
         return ""
-    attributed = scope.values(containers, "writeback_attributed")
+    attributed = bed.values("writeback_attributed", ~bed.vm)
     if attributed == [1]:
         return ""
     charged = ("this host charges to no tenant (cgroup v1)" if attributed == [0]

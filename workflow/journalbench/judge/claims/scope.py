@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, VM
@@ -45,82 +46,113 @@ TIME = "modelled device time"
 FLUSHED = ("buffered-no-fsync",)
 
 
+# the runs' columns the factors read
+COLUMNS = ("arm", "n_tenants", "preset", "beside", "io_control", "writeback_attributed",
+           "cgroup_version", "virt_accel", "device_profile", "device_fsync_lat_ms", "kernel")
+
+
+class Testbed:
+    """The columns of a check's rows the factors read, as arrays: a pandas selection per factor
+    and check cost about a second over the shipped campaigns."""
+
+    def __init__(self, rows: pd.DataFrame) -> None:
+        self.size = len(rows)
+        self.columns = {c: rows[c].to_numpy() for c in COLUMNS if c in rows}
+        arm = self.columns.get("arm")
+        self.vm = arm == VM if arm is not None else np.zeros(self.size, dtype=bool)
+
+    def values(self, column: str, mask: np.ndarray | None = None) -> list:
+        """The column's distinct values (nulls left out), of the rows `mask` keeps."""
+        if column not in self.columns:
+            return []
+        data = self.columns[column] if mask is None else self.columns[column][mask]
+        return sorted({v for v in data.tolist() if not pd.isna(v)}, key=str)
+
+    def floats(self, column: str) -> np.ndarray:
+        if column not in self.columns:
+            return np.full(self.size, np.nan)
+        return pd.to_numeric(pd.Series(self.columns[column]), errors="coerce").to_numpy(float)
+
+
 @dataclass(frozen=True)
 class Factor:
     name: str
     what: str  # the factor, for a reader
     short: str  # its name in a summary
     thesis: str  # the thesis's value, with where the thesis says it
-    applies: Callable[[pd.DataFrame], bool]  # to a check's rows
-    ours: Callable[[pd.DataFrame], str]  # this testbed's value in the rows
-    matches: Callable[[pd.DataFrame], bool]
+    applies: Callable[[Testbed], bool]  # to a check's rows
+    ours: Callable[[Testbed], str]  # this testbed's value in the rows
+    matches: Callable[[Testbed], bool]
 
 
-def values(rows: pd.DataFrame, column: str) -> list:
-    return sorted({v for v in rows[column] if pd.notna(v)}, key=str) if column in rows else []
-
-
-def device_value(rows: pd.DataFrame) -> str:
-    profiles = values(rows, "device_profile") or ["native"]
-    fsync = rows["device_fsync_lat_ms"].median() if "device_fsync_lat_ms" in rows else None
-    measured = f", fsync {fsync:.3g} ms" if fsync is not None and pd.notna(fsync) else ""
+def device_value(bed: Testbed) -> str:
+    profiles = bed.values("device_profile") or ["native"]
+    fsync = bed.floats("device_fsync_lat_ms")
+    measured = (f", fsync {np.nanmedian(fsync):.3g} ms" if np.isfinite(fsync).any() else "")
     kinds = ["an emulated single-actuator HDD" if p in HDD_PROFILES else f"the host's {p} disk"
              for p in profiles]
     return f"{' + '.join(kinds)}{measured}"
 
 
-def hdd_class(rows: pd.DataFrame) -> bool:
+def hdd_class(bed: Testbed) -> bool:
     """A rotating disk's: an HDD profile, or a device whose fsync took a rotating disk's time."""
-    if rows.empty:
+    if not bed.size:
         return False
-    profile = (rows["device_profile"].isin(HDD_PROFILES) if "device_profile" in rows
-               else pd.Series(False, index=rows.index))
-    slow = (rows["device_fsync_lat_ms"] >= HDD_FSYNC_MS if "device_fsync_lat_ms" in rows
-            else pd.Series(False, index=rows.index))
+    profile = (np.isin(bed.columns["device_profile"], HDD_PROFILES)
+               if "device_profile" in bed.columns else np.zeros(bed.size, dtype=bool))
+    with np.errstate(invalid="ignore"):
+        slow = bed.floats("device_fsync_lat_ms") >= HDD_FSYNC_MS
     return bool((profile | slow).all())
 
 
-def weights_value(rows: pd.DataFrame) -> str:
-    controls = values(rows, "io_control") or ["bfq"]
+def weights_value(bed: Testbed) -> str:
+    controls = bed.values("io_control") or ["bfq"]
     return "; ".join(f"{c}: weights divide {DIVIDES.get(c, 'an unknown quantity')}"
                      for c in controls)
 
 
-def flushed(rows: pd.DataFrame) -> bool:
-    """Whether a tenant of the rows, or a neighbour beside them, leaves its write-back to the
-    kernel's flushers."""
-    names = [*values(rows, "preset"), *values(rows, "beside")]
+def competing(bed: Testbed) -> bool:
+    tenants = bed.floats("n_tenants")
+    return bool((tenants > 1).any())
+
+
+def divides_time(bed: Testbed) -> bool:
+    controls = bed.values("io_control")
+    return bool(controls) and all(DIVIDES.get(c) == TIME for c in controls)
+
+
+def flushed(bed: Testbed) -> bool:
+    """Whether a container tenant of the rows, or a neighbour beside one, leaves its
+    write-back to the kernel's flushers."""
+    containers = ~bed.vm
+    names = [*bed.values("preset", containers), *bed.values("beside", containers)]
     return any(n in FLUSHED for n in names)
 
 
-def containers(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[rows["arm"] != VM] if "arm" in rows else rows
-
-
-def openvz(rows: pd.DataFrame) -> bool:
-    return "arm" in rows and bool(rows["arm"].isin(OPENVZ_ARMS).any())
-
-
-def writeback_value(rows: pd.DataFrame) -> str:
-    versions = values(rows, "cgroup_version")
-    attributed = values(rows, "writeback_attributed")
+def writeback_value(bed: Testbed) -> str:
+    versions = bed.values("cgroup_version", ~bed.vm)
+    attributed = bed.values("writeback_attributed", ~bed.vm)
     charged = ("its writer's cgroup" if attributed == [1] else
                "no tenant (the kernel's flushers)" if attributed == [0] else "unknown")
     return f"cgroup v{'+v'.join(str(int(v)) for v in versions) or '?'}: write-back charged " \
            f"to {charged}"
 
 
-def platform_value(rows: pd.DataFrame) -> str:
-    kernels = sorted({str(k).split("-")[0] for k in values(rows, "kernel")})
+def attributed(bed: Testbed) -> bool:
+    return bed.values("writeback_attributed", ~bed.vm) == [1]
+
+
+def openvz(bed: Testbed) -> bool:
+    return "arm" in bed.columns and bool(np.isin(bed.columns["arm"], OPENVZ_ARMS).any())
+
+
+def platform_value(bed: Testbed) -> str:
+    kernels = sorted({str(k).split("-")[0] for k in bed.values("kernel")})
     return f"LXC containers on this host's Linux {', '.join(kernels) or '(unknown)'}"
 
 
-def vm_rows(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[rows["arm"] == VM] if "arm" in rows else rows.iloc[:0]
-
-
-def accel_value(rows: pd.DataFrame) -> str:
-    accel = values(vm_rows(rows), "virt_accel")
+def accel_value(bed: Testbed) -> str:
+    accel = bed.values("virt_accel", bed.vm)
     return "+".join(a.upper() for a in accel) or "unknown acceleration"
 
 
@@ -128,42 +160,40 @@ FACTORS: dict[str, Factor] = {f.name: f for f in (
     Factor(DEVICE, "device class", "device",
            "a 1 TB SAS hard disk (thesis p. 31); KVM's high-fsync writer ~18.5 ms an fsync "
            "(Table 4.1, p. 43)",
-           lambda rows: True, device_value, hdd_class),
+           lambda bed: True, device_value, hdd_class),
     Factor(WEIGHTS, "the I/O controller and what its weights divide", "what the weights divide",
            "cgroup proportional weights dividing disk time (thesis pp. 29-30: the weights "
            "\"specify the relative amount of disk time\")",
-           lambda rows: "n_tenants" in rows and bool((rows["n_tenants"] > 1).any()),
-           weights_value,
-           lambda rows: bool(values(rows, "io_control"))
-           and all(DIVIDES.get(c) == TIME for c in values(rows, "io_control"))),
+           competing, weights_value, divides_time),
     Factor(WRITEBACK, "cgroup version and write-back attribution", "write-back attribution",
            "cgroup v2 for LXC (thesis p. 31: \"Cgroupv2 is used with LXC and KVM\"), whose io "
            "and memory controllers charge a buffered writer's write-back to its cgroup",
-           lambda rows: flushed(containers(rows)), lambda rows: writeback_value(containers(rows)),
-           lambda rows: values(containers(rows), "writeback_attributed") == [1]),
+           flushed, writeback_value, attributed),
     Factor(VIRTUALIZATION, "virtualization and its acceleration", "VM acceleration",
            "KVM (QEMU 2.11.1, 1 vCPU pinned to a core, 1 GB, thesis p. 31)",
-           lambda rows: not vm_rows(rows).empty, accel_value,
-           lambda rows: values(vm_rows(rows), "virt_accel") == ["kvm"]),
+           lambda bed: bool(bed.vm.any()), accel_value,
+           lambda bed: bed.values("virt_accel", bed.vm) == ["kvm"]),
     Factor(PLATFORM, "the container platform and its kernel", "container platform",
            "OpenVZ 7.0.10 with Ploop (and cgclassify for accounting) on OpenVZ's own kernel "
            "and resource control, neither named by the thesis (pp. 31, 60-62)",
-           openvz, platform_value, lambda rows: False),
+           openvz, platform_value, lambda bed: False),
 )}
 
 
-def depends(declared: tuple[str, ...], rows: pd.DataFrame) -> list[Factor]:
+def depends(declared: tuple[str, ...], bed: Testbed) -> list[Factor]:
     """The factors a check with these rows depends on: its claim's, where they apply, and
     virtualization wherever a VM half is in it."""
     names = [*declared, *([VIRTUALIZATION] if VIRTUALIZATION not in declared else [])]
-    return [FACTORS[n] for n in names if FACTORS[n].applies(rows)]
+    return [FACTORS[n] for n in names if FACTORS[n].applies(bed)]
 
 
-def differs(declared: tuple[str, ...], rows: pd.DataFrame) -> list[Factor]:
+def differs(declared: tuple[str, ...], rows: pd.DataFrame | Testbed) -> list[Factor]:
     """The factors the check depends on whose value here is not the thesis's."""
-    return [f for f in depends(declared, rows) if not f.matches(rows)]
+    bed = rows if isinstance(rows, Testbed) else Testbed(rows)
+    return [f for f in depends(declared, bed) if not f.matches(bed)]
 
 
-def described(factor: Factor, rows: pd.DataFrame) -> str:
+def described(factor: Factor, rows: pd.DataFrame | Testbed) -> str:
     """A reader's line: "device class: here ...; the thesis's ..."."""
-    return f"{factor.what}: here {factor.ours(rows)}; the thesis's {factor.thesis}"
+    bed = rows if isinstance(rows, Testbed) else Testbed(rows)
+    return f"{factor.what}: here {factor.ours(bed)}; the thesis's {factor.thesis}"

@@ -110,7 +110,8 @@ def absolute(check: Check) -> dict[str, float]:
 def check_row(claim: str, check: Check, starved: dict[str, str],
               regime: preconditions.Regime) -> dict[str, Any]:
     ids = sorted(set(check.rows["run_id"])) if not check.rows.empty else []
-    differing = scope.differs(CLAIMS[claim].scope, check.rows)
+    bed = scope.Testbed(check.rows)
+    differing = scope.differs(CLAIMS[claim].scope, bed)
     row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
            "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
            "interest": check.interest, "unit": check.unit, "direction": check.direction,
@@ -118,7 +119,7 @@ def check_row(claim: str, check: Check, starved: dict[str, str],
            "since": check.since, "until": check.until,
            "runs": " ".join(ids), "starved_runs": " ".join(r for r in ids if r in starved),
            "excluded_runs": " ".join(check.excluded),
-           "differs": " | ".join(scope.described(f, check.rows) for f in differing),
+           "differs": " | ".join(scope.described(f, bed) for f in differing),
            "differs_short": ", ".join(f.short for f in differing),
            **absolute(check)}
     row["base_status"], row["base_why"] = base_status(check, regime)
@@ -164,31 +165,36 @@ def claim_p(checks: list[dict]) -> dict[str, float]:
                           else np.nan)}
 
 
-def holm_in_place(ps: pd.Series, claim: str, p: float) -> float:
-    """The Holm-adjusted p the claim would get with `p` in its place among the family's."""
+def holm_in_place(others: np.ndarray, p: float) -> float:
+    """The Holm-adjusted p a claim would get with `p` in its place among the family's other
+    claims' p-values (`others`, no NaN)."""
     if np.isnan(p):
         return np.nan
-    tested = ps.dropna().copy()
-    tested[claim] = p
-    return float(stats.holm(tested.to_numpy(), ALPHA)[1][list(tested.index).index(claim)])
+    return float(stats.holm(np.append(others, p), ALPHA)[1][-1])
 
 
 def outcomes(claims: pd.DataFrame, mine: dict[str, list[dict]]) -> None:
     """Each measured check's outcome at its claim's level (its own p, Bonferroni-scaled
     against, in its claim's place in Holm's step-down): reproduced, against (contradicted or
     not reproduced here, by its scope) or inconclusive. Sets `outcome` on the check rows."""
-    ps_for = claims.set_index("claim")["p_for"]
-    ps_against = claims.set_index("claim")["p_against"]
+    ps = {side: dict(zip(claims["claim"], claims[side], strict=True))
+          for side in ("p_for", "p_against")}
+
+    def others(side: str, claim: str) -> np.ndarray:
+        return np.array([p for c, p in ps[side].items() if c != claim and not np.isnan(p)])
+
     for claim, rows in mine.items():
         measured = [row for row in rows if row["status"] == MEASURED]
+        if measured:
+            against_others, for_others = others("p_against", claim), others("p_for", claim)
         for row in rows:
             if row["status"] != MEASURED:
                 row["outcome"] = row["status"]
                 continue
             against = min(1.0, row["p_against"] * len(measured))
-            if holm_in_place(ps_against, claim, against) < ALPHA:
+            if holm_in_place(against_others, against) < ALPHA:
                 row["outcome"] = NOT_REPRODUCED if row["differs"] else CONTRADICTED
-            elif holm_in_place(ps_for, claim, row["p_for"]) < ALPHA:
+            elif holm_in_place(for_others, row["p_for"]) < ALPHA:
                 row["outcome"] = REPRODUCED
             else:
                 row["outcome"] = INCONCLUSIVE
