@@ -291,7 +291,7 @@ def test_mysql_fsync_latency_in_a_vm_is_not_testable_whatever_else(claim: str) -
     mine = checks_of(checks_, claim)
     fsync = mine[mine["test"].str.contains("fsync latency")]
     assert len(fsync) == 3 and set(fsync["status"]) == {NOT_TESTABLE}
-    assert fsync["why_not"].str.contains("its own kernel, which the host does not trace").all()
+    assert fsync["why_not"].str.contains("own kernel, which the host does not trace").all()
     assert set(mine.loc[~mine.index.isin(fsync.index), "status"]) == {MEASURED}
     verdict = table.loc[claim]
     assert verdict["verdict"] == PARTIAL and "what was measured supports it" in verdict["why"]
