@@ -147,3 +147,13 @@ def test_the_title_names_the_host_in_one_short_line() -> None:
 def test_p_values_read_as_decimals(p: float, text: str) -> None:
     assert views.p_text(p) == text
 
+
+
+def test_the_diagrams_beside_the_notebooks_are_what_the_package_draws(tmp_path: Path) -> None:
+    from journalbench.report import diagrams
+
+    written = diagrams.write(tmp_path)
+    committed = REPO / "notebooks" / "diagrams"
+    assert sorted(p.name for p in committed.glob("*.svg")) == sorted(p.name for p in written)
+    for path in written:
+        assert path.read_bytes() == (committed / path.name).read_bytes(), path.name
