@@ -131,5 +131,5 @@ HEADLINES: dict[str, str] = {
     "C21": "Redis alone: containers are faster than the VM",
     "C22": "Redis beside a buffered writer: the VM is steady, containers slow as it fsyncs more",
     "C23": "Redis: per-container journals beat a shared journal; accounting adds little",
-    "C24": "Ours: journal accounting can starve a high-fsync victim beside a streaming writer",
+    "C24": "Journal accounting can starve a high-fsync victim beside a streaming writer",
 }
