@@ -70,3 +70,13 @@ def test_captions_name_their_claims() -> None:
 def test_every_caption_names_claims_the_catalog_knows() -> None:
     for name, caption in outputs.load_captions().items():
         assert set(outputs.caption_claims(caption)) <= set(CLAIMS), name
+
+
+def test_captions_that_are_not_a_mapping_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "captions.yaml"
+    path.write_text("- a list\n")
+    with pytest.raises(ValueError, match="captions.yaml: expected a mapping"):
+        outputs.load_captions(path)
+    path.write_text("c1: [unclosed\n")
+    with pytest.raises(ValueError, match="captions.yaml: not YAML"):
+        outputs.load_captions(path)

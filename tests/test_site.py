@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from journalbench.report import site
 
@@ -29,3 +30,15 @@ def test_pages_name_no_run_the_ledger_lists() -> None:
                                          "too few left): Redis alone")
     assert site.without_run_ids("x vm-022ad852e454, vm-022ad852e455 y") == "x (see the runs) y"
     assert site.without_run_ids("vm-1 is no run id") == "vm-1 is no run id"
+
+
+def test_a_table_that_does_not_parse_names_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "c9-fsync-latency.csv"
+    path.write_text("")
+    with pytest.raises(ValueError, match="c9-fsync-latency.csv: not a table"):
+        site.render_table(path)
+
+
+def test_a_campaign_that_was_not_judged_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="campaign thesis-hdd: not judged"):
+        site.Site(tmp_path, "thesis-hdd", {}, pd.DataFrame())

@@ -153,7 +153,10 @@ def place(name: str, kind: str, notebooks: Iterable[Written],
 
 
 def load_captions(path: Path = CAPTIONS) -> dict[str, str]:
-    captions = yaml.safe_load(path.read_text()) or {}
+    try:
+        captions = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not YAML: {' '.join(str(error).split())}") from None
     if not isinstance(captions, dict):
         raise ValueError(f"{path}: expected a mapping of figure name -> caption")
     return {str(name): " ".join(str(text).split()) for name, text in captions.items()}

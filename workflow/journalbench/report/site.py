@@ -131,7 +131,10 @@ def by_claim(table: pd.DataFrame) -> dict[str, list[dict]]:
 
 
 def render_table(path: Path) -> Markup:
-    table = pd.read_csv(path)
+    try:
+        table = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise ValueError(f"{path}: not a table: {' '.join(str(error).split())}") from None
     # four significant digits: the CSV keeps every digit
     return Markup(table.to_html(index=False, border=0, classes="data", na_rep="",
                                 float_format=lambda x: f"{x:.4g}"))
