@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from journalbench.judge.claims import verdicts
@@ -107,3 +108,15 @@ def test_the_readme_command_says_what_is_missing(tmp_path: Path, capsys) -> None
     error = capsys.readouterr().err
     assert "no judged tables" in error and "make reproduce" in error
     assert readme.read_text() == "# T\n"
+
+
+def test_run_folders_left_out_are_counted_and_named() -> None:
+    none = pd.DataFrame(columns=["folder", "status", "reason"])
+    assert summary.skipped_lines(none) == ["None: every run folder in data/raw was read."]
+    skipped = pd.DataFrame([("data/raw/q/local/vm-0123456789ab", "incomplete",
+                             "MANIFEST.json missing")], columns=["folder", "status", "reason"])
+    lines = summary.skipped_lines(skipped)
+    assert lines[0].startswith("1 run folder(s) are not in the analysis")
+    assert "git checkout -- <folder>" in lines[0]
+    assert lines[-1] == ("- `data/raw/q/local/vm-0123456789ab`: incomplete: "
+                         "MANIFEST.json missing")
