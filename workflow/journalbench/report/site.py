@@ -20,6 +20,7 @@ Also writes results/summary.md.
 
 from __future__ import annotations
 
+import csv
 import re
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -97,7 +98,7 @@ def split_runs(text: Any) -> list[str]:
     return str(text or "").split()
 
 
-def runs_table(checks: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def runs_rows(checks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """A row per check and run it rests on (or left out as CPU-bound), with its family."""
     rows = []
     for check in checks:
@@ -108,19 +109,25 @@ def runs_table(checks: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
                  for run in split_runs(check["runs"])]
         rows += [{**base, "run_id": run, "used": "left out: CPU-bound", "starved": False}
                  for run in split_runs(check["excluded_runs"])]
-    return pd.DataFrame(rows, columns=RUNS_COLUMNS)
+    return rows
+
+
+def write_runs(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    with path.open("w", newline="") as out:
+        writer = csv.DictWriter(out, RUNS_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def claim_family(labels: Mapping[str, Any], row: summary.Row, claim: Mapping[str, Any],
                  checks: list[dict]) -> dict[str, Any]:
-    runs = runs_table(checks)
-    used = runs[runs["used"] == "yes"]
+    runs = runs_rows(checks)
+    used = {r["run_id"] for r in runs if r["used"] == "yes"}
     return {"label": summary.family_heading(labels), "anchor": anchor(labels), "row": row,
             "why": without_run_ids(claim["why"]), "changes": claim["changes"],
-            "checks": [check_view(c) for c in checks],
-            "runs": used["run_id"].nunique(),
-            "starved": used.loc[used["starved"], "run_id"].nunique(),
-            "left_out": runs.loc[runs["used"] != "yes", "run_id"].nunique()}
+            "checks": [check_view(c) for c in checks], "runs": len(used),
+            "starved": len({r["run_id"] for r in runs if r["used"] == "yes" and r["starved"]}),
+            "left_out": len({r["run_id"] for r in runs if r["used"] != "yes"} - used)}
 
 
 def by_claim(table: pd.DataFrame) -> dict[str, list[dict]]:
@@ -222,8 +229,7 @@ class Site:
                 labels = {k: record[k] for k in FAMILY}
                 families.append(claim_family(labels, rows[(anchor(labels), claim)], record,
                                              mine))
-            runs_table(check_rows.get(claim, [])).to_csv(out / "runs" / f"{claim}.csv",
-                                                         index=False)
+            write_runs(out / "runs" / f"{claim}.csv", runs_rows(check_rows.get(claim, [])))
             pages.append(self.render(
                 out / "claims" / f"{claim}.html", "claim.html.j2", **self.common("../"),
                 claim=claim, headline=HEADLINES[claim], where=info.where,
