@@ -24,4 +24,5 @@ include: "workflow/rules/analysis.smk"
 rule all:
     input:
         ANALYSIS_OUTPUTS,
+        TIDY_TABLES,
     default_target: True

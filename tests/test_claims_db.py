@@ -298,6 +298,16 @@ def test_mysql_fsync_latency_in_a_vm_is_not_testable_whatever_else(claim: str) -
     assert verdict["parts"].endswith(", 3 not testable")
 
 
+def test_without_vm_runs_a_guest_fsync_check_is_missing_not_untestable() -> None:
+    """A condition never run is missing ("not run here"), whatever the guest-fsync rule."""
+    db = Db()
+    mysql_beside(db)
+    db.rows = [row for row in db.rows if row["arm"] != "vm"]
+    fsync = checks_of(db.ledger()[1], "C11")
+    fsync = fsync[fsync["test"].str.contains("fsync latency")]
+    assert len(fsync) == 3 and set(fsync["status"]) == {MISSING}
+
+
 def test_containers_not_recovering_beside_high_fsync_leave_c11_short() -> None:
     db = Db()
     mysql_beside(db)

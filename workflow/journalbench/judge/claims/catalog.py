@@ -50,7 +50,7 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (
           "both run no-fsync); the thesis states no weights here", ("c8-victim-throughput",)),
     Claim("C9", "Table 4.1", "the high-fsync victim's mean fsync latency beside a no/low/high "
           "neighbour: LXC 33.81/38.86/44.09 ms (OpenVZ 31.78/39.81/50.41) rising; KVM "
-          "18.58/18.94/18.27 ms constant"),
+          "18.58/18.94/18.27 ms constant", ("c9-fsync-latency",)),
     Claim("C10", "Fig 4.6, 4.7 (p. 44)", "a low-fsync container at 70%: ~60% of the disk "
           "beside a no-fsync neighbour (isolation \"slightly violated\"; KVM holds 70%), "
           "50-30% (LXC) or 50% (OpenVZ) beside a high-fsync one, x1.2-2.0 less; jbd2's share "

@@ -109,7 +109,9 @@ def tcg_unmet(check: Check) -> str:
 
 
 def guest_fsync_unmet(check: Check) -> str:
-    if GUEST_FSYNC not in check.needs:
+    """Why a VM's traced fsync latency is not judged, or "": only where vm runs of the
+    condition exist (without any, the check is missing: its condition was not run)."""
+    if GUEST_FSYNC not in check.needs or not (check.rows["arm"] == VM).any():
         return ""
     return ("a database's fsync latency in a VM: its calls are made in the guest's own kernel, "
             "which the host does not trace")
