@@ -76,8 +76,9 @@ def test_missing_parts_are_counted_as_not_run_here() -> None:
 
 def row(**given: object) -> summary.Row:
     fields = {"claim": "C8", "where": "Fig 4.3", "headline": HEADLINES["C8"], "thesis": "x1",
-              "ours": "x1.1 [1, 1.2]", "part": "a | b", "verdict": "inconclusive",
-              "parts": "1 inconclusive", "rests_on": "-", "figure": None}
+              "ours": "x1.1 [1, 1.2]", "effect": "x1.1 [1, 1.2]", "part": "a | b",
+              "verdict": "inconclusive", "parts": "1 inconclusive", "rests_on": "-",
+              "figure": None}
     return summary.Row(**{**fields, **given})
 
 
@@ -120,3 +121,19 @@ def test_run_folders_left_out_are_counted_and_named() -> None:
     assert "git checkout -- <folder>" in lines[0]
     assert lines[-1] == ("- `data/raw/q/local/vm-0123456789ab`: incomplete: "
                          "MANIFEST.json missing")
+
+
+def test_the_readme_table_is_the_compact_one() -> None:
+    """The README's copy: verdict, ours and the thesis's value, no outer pipes (each counts as a
+    word in the README's 1,500), the page link in a paragraph that says it is built."""
+    table = summary.readme_table([row(thesis="x1.14 per step (Table 4.1, p. 43: LXC ...)"),
+                                  row(claim="C5", verdict="not testable here", effect="",
+                                      thesis="")], summary.Links(report="results/report/",
+                                                                 root=""))
+    lines = table.splitlines()
+    assert lines[0] == "Claim (report page, built) | Verdict | Ours, 95% interval | Thesis"
+    assert lines[2] == ("[C8](results/report/claims/C8.html) | inconclusive | x1.1 [1, 1.2] | "
+                        "x1.14 per step")
+    assert lines[3] == "[C5](results/report/claims/C5.html) | not testable here | — | —"
+    assert summary.thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
+    assert summary.thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"

@@ -56,6 +56,7 @@ class Row:
     headline: str
     thesis: str  # the thesis's value of the deciding part ("" when none was measured)
     ours: str  # its effect with its 95% interval and the values behind it
+    effect: str  # its effect with its 95% interval alone
     part: str  # what the deciding part measures
     verdict: str  # as shown: NOT_RUN in place of "partially measured, nothing measured yet"
     parts: str  # each part's outcome, counted
@@ -133,6 +134,7 @@ def claim_row(claim: Mapping[str, Any], checks: Sequence[Mapping[str, Any]],
         claim=claim["claim"], where=CLAIMS[claim["claim"]].where,
         headline=HEADLINES[claim["claim"]],
         thesis=part["thesis"] if part else "", ours=ours_text(part) if part else "",
+        effect=effect_text(part) if part else "",
         part=part["test"] if part else "", verdict=verdict,
         parts=shown_parts(claim["parts"]) if run else "",
         rests_on=rests_on(claim, checks) if run else "—",
@@ -224,14 +226,36 @@ def family_heading(labels: Mapping[str, Any]) -> str:
     return family_name(labels)
 
 
+# The README's table is the summary's, cut to what fits an artifact appendix of at most 1,500
+# words (tests/test_docs.py counts like wc -w, a table's pipes included): each claim's verdict,
+# ours for the part it turns on and the thesis's value; its page (linked) has the rest. No
+# outer pipes: each would count as a word.
+README_COLUMNS = ("Claim (report page, built)", "Verdict", "Ours, 95% interval", "Thesis")
+
+
+def thesis_value(text: str) -> str:
+    """The thesis's value without its source and remarks: "x1.14 per step (Table 4.1, ...)"
+    -> "x1.14 per step"."""
+    return str(text).split(" (", 1)[0].split(": ", 1)[0].strip()
+
+
+def readme_table(rows: Sequence[Row], links: Links) -> str:
+    lines = [" | ".join(README_COLUMNS), "|".join("---" for _ in README_COLUMNS)]
+    for row in rows:
+        cells = [f"[{row.claim}]({links.claim(row.claim)})", row.verdict,
+                 row.effect or "—", thesis_value(row.thesis) or "—"]
+        lines.append(" | ".join(cell(c) for c in cells))
+    return "\n".join(lines)
+
+
 def readme_block(found: Sequence[tuple[dict[str, Any], list[Row]]], campaign: str,
                  links: Links) -> str:
-    """What the README holds between START and END: the campaign's tally and table per
-    family."""
+    """What the README holds between START and END: per family of the campaign, its tally and
+    the compact table."""
     parts = []
     for labels, rows in found:
-        parts += [f"Campaign **{campaign}** ({family_heading(labels)}): {tally(rows)}.", "",
-                  markdown_table(rows, links), ""]
+        where = campaign if len(found) == 1 else family_heading(labels)
+        parts += [f"Campaign {where}: {tally(rows)}.", "", readme_table(rows, links), ""]
     return "\n".join(parts).rstrip("\n")
 
 
