@@ -30,7 +30,8 @@ def test_files_are_placed_by_the_notebook_that_wrote_them(tmp_path: Path) -> Non
     notebook(results / "fsync.ipynb",
              ['for b in ["no", "high"]:\n    plots.save(fig, figures, f"c10-beside-{b}")',
               'views.write_table(t, results, "fileprep-share")',
-              'plots.save(fig, figures, "c11-mysql-30")'],
+              'for share in (70, 30):\n    name = f"c11-mysql-{share}"\n'
+              '    plots.save(fig, figures, name)'],
              {"campaign": "main"}, beside=["fileprep"])
     figures = tmp_path / "figures" / "main"
     figures.mkdir(parents=True)
@@ -49,6 +50,7 @@ def test_files_are_placed_by_the_notebook_that_wrote_them(tmp_path: Path) -> Non
                                                                                   "fileprep")
     assert found["c10-beside-high"].claims == ("C10",)
     assert found["c11-mysql-30"].claims == ("C12",)  # its caption's claim, not its name's
+    assert found["c11-mysql-30"].notebook == "fsync"  # named through a variable
     assert found["c11-mysql-30"].path == Path("figures/main/c11-mysql-30.png")
     stray = found["c3-stray"]  # no notebook names it: the configured campaign's, by its name
     assert (stray.notebook, stray.campaign, stray.claims) == ("", "main", ("C3",))
@@ -80,3 +82,15 @@ def test_captions_that_are_not_a_mapping_are_refused(tmp_path: Path) -> None:
     path.write_text("c1: [unclosed\n")
     with pytest.raises(ValueError, match="captions.yaml: not YAML"):
         outputs.load_captions(path)
+
+
+def test_every_file_the_notebooks_write_is_named_so_the_report_can_place_it(repo: Path) -> None:
+    """Each plots.save / views.write_table call of the shipped notebooks names its file by a
+    literal, an f-string or a variable set to one: a name the report cannot read would leave
+    the file with the configured campaign, perhaps not the one whose runs it shows."""
+    for path in sorted((repo / "notebooks").glob("*.ipynb")):
+        cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        for cell in cells:
+            source = "".join(cell["source"])
+            calls = source.count("plots.save(") + source.count("write_table(")
+            assert len(list(outputs.written_names(source))) == calls, (path.name, source)

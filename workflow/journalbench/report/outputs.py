@@ -8,8 +8,8 @@ campaign's runs (its metadata's `otherwise`: the BFQ and device-class studies, t
 notebooks where the configured campaign runs no database) or show one beside its own (`beside`:
 fileprep's table). So each file's notebook is looked up in the executed notebooks
 (results/<campaign>/notebooks/): the names its `plots.save(fig, figures, NAME)` and
-`views.write_table(table, results, NAME)` calls give (a literal, or an f-string matched as a
-pattern), and the campaign papermill ran it on.
+`views.write_table(table, results, NAME)` calls give (a literal, an f-string matched as a
+pattern, or a variable the cell sets to one), and the campaign papermill ran it on.
 """
 
 from __future__ import annotations
@@ -68,15 +68,31 @@ class Written:
         return any(k == kind and p.fullmatch(name) for k, p in self.patterns)
 
 
-def name_pattern(node: ast.expr) -> re.Pattern[str] | None:
-    """The file names a call's name argument can take: a literal, or an f-string whose
-    substitutions match any text; None for anything else (a variable)."""
+def name_pattern(node: ast.expr,
+                 assigned: dict[str, list[ast.expr]]) -> re.Pattern[str] | None:
+    """The file names a call's name argument can take: a literal, an f-string whose
+    substitutions match any text, or a variable the cell assigns one of those (`assigned`);
+    None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return re.compile(re.escape(node.value))
     if isinstance(node, ast.JoinedStr):
         return re.compile("".join(re.escape(part.value) if isinstance(part, ast.Constant)
                                   else ".+" for part in node.values))
+    if isinstance(node, ast.Name):
+        found = [p for value in assigned.get(node.id, []) if (p := name_pattern(value, {}))]
+        return re.compile("|".join(f"(?:{p.pattern})" for p in found)) if found else None
     return None
+
+
+def assignments(tree: ast.AST) -> dict[str, list[ast.expr]]:
+    """The values a cell assigns to each plain name (name = "c11-..." in a loop)."""
+    found: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+    return found
 
 
 def python_of(source: str) -> str:
@@ -92,13 +108,15 @@ def written_names(source: str) -> Iterator[tuple[str, re.Pattern[str]]]:
         tree = ast.parse(python_of(source))
     except SyntaxError:
         return
+    assigned = assignments(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         named = [k.value for k in node.keywords if k.arg == "name"] or node.args[2:3]
-        if called in WRITERS and named and (pattern := name_pattern(named[0])) is not None:
+        if called in WRITERS and named and (
+                pattern := name_pattern(named[0], assigned)) is not None:
             yield WRITERS[called], pattern
 
 
