@@ -1,6 +1,8 @@
 # journalbench: the two commands a newcomer needs.
-#   make reproduce   rebuild every figure, table, the ledger results/claims.md and the HTML
-#                    report results/report.html from data/raw (no root)
+#   make reproduce   rebuild from data/raw (no root) every figure, table, the ledger
+#                    results/claims.md, the results at a glance results/summary.md, the HTML
+#                    report results/report/index.html (a page per claim) and the provenance
+#                    report results/report.html
 #   make test        install what the tests need (apt packages when root) and run the whole suite
 #   make lab         JupyterLab on notebooks/ (root or not)
 # Both are idempotent: a second run skips the set-up that is already done.
