@@ -1,7 +1,10 @@
 # journalbench: the two commands a newcomer needs.
-#   make reproduce   rebuild every figure, table, the ledger results/claims.md and the HTML
-#                    report results/report.html from data/raw (no root)
+#   make reproduce   rebuild from data/raw (no root) every figure, table, the ledger
+#                    results/claims.md, the results at a glance results/summary.md, the HTML
+#                    report results/report/index.html (a page per claim) and the provenance
+#                    report results/report.html
 #   make test        install what the tests need (apt packages when root) and run the whole suite
+#   make lab         JupyterLab on notebooks/ (root or not)
 # Both are idempotent: a second run skips the set-up that is already done.
 
 PYTHON ?= python3
@@ -19,7 +22,7 @@ TEST_PACKAGES  := openssh-server iproute2 procps chromium
 BUILD_PACKAGES := maven default-jdk-headless
 APT_PACKAGES   := $(AGENT_PACKAGES) $(TEST_PACKAGES) $(BUILD_PACKAGES)
 
-.PHONY: reproduce test venv system-deps guest ycsb lint clean-venv
+.PHONY: reproduce test venv system-deps guest ycsb lint lab clean-venv
 
 reproduce: venv
 	$(BIN)/snakemake --cores 1
@@ -75,6 +78,16 @@ $(YCSB_STAMP): $(YCSB_SOURCES) | system-deps
 	rm -rf $(YCSB_JARS) && mkdir -p $(YCSB_JARS)
 	cp $(YCSB_SRC)/target/ycsb-redis-*.jar $(YCSB_SRC)/target/lib/*.jar $(YCSB_JARS)/
 	touch $@
+
+# JupyterLab on notebooks/, with the venv's kernel. The notebooks read data/processed/, which the
+# pipeline builds: on a fresh clone this runs the analysis first (no report). Jupyter refuses
+# to run as root unless told, so uid 0 adds --allow-root. LAB_FLAGS passes more options, e.g.
+#   make lab LAB_FLAGS="--no-browser --ip=0.0.0.0 --port=8888"
+LAB_FLAGS ?=
+
+lab: venv
+	@ls data/processed/*/runs.parquet >/dev/null 2>&1 || $(BIN)/snakemake --cores 1
+	cd notebooks && exec ../$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_FLAGS)
 
 lint: venv
 	$(BIN)/ruff check .

@@ -35,4 +35,5 @@ onerror:
 rule all:
     input:
         ANALYSIS_OUTPUTS,
+        TIDY_TABLES,
     default_target: True

@@ -110,15 +110,17 @@ def stop_workflow_processes(directory: Path) -> None:
 
 
 @pytest.fixture
-def agent_host(tmp_path_factory: pytest.TempPathFactory):
+def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
     """A throw-away local host (own name, own state dir, small image) that is torn down and
     checked for residue after the test, even when the test fails."""
+    marker = request.node.get_closest_marker("image_gb")
+    size_gb = marker.args[0] if marker else 4
     state = tmp_path_factory.mktemp("state")
     name = f"pytest{os.getpid()}"
     host_file = state / f"{name}.yaml"
     host_file.write_text(
         f"name: {name}\ntransport: local\nstate_dir: {state}\n"
-        "device: {kind: image, size_gb: 4}\nbfq: {strict_guarantees: 1}\n"
+        f"device: {{kind: image, size_gb: {size_gb}}}\nbfq: {{strict_guarantees: 1}}\n"
     )
     yield {"name": name, "file": host_file, "state_dir": state}
     subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host", str(host_file)],

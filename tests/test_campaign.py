@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,10 @@ from journalbench import runfolder, window
 from journalbench.control import progress
 from journalbench.control.dispatch import land
 from journalbench.control.hosts import load_hosts
-from journalbench.errors import AgentError, ConfigError
+from journalbench.errors import AgentError, ConfigError, DamagedRunFolders
 from journalbench.plan import campaign
 from journalbench.plan import plan as plans
+from journalbench.plan.campaign import PlannedRun
 from journalbench.plan.schemas import validate
 
 HOST = "hosts/local.yaml"
@@ -257,3 +259,127 @@ def test_status_plans_a_campaign_on_another_device(tmp_path, repo):
         f"planned: 1 runs, {dispatch.hms(length + 30)} on hdd")
     # on its own device nothing of its kind landed: the mean of every landed run
     assert dispatch.planned_line([run], [run], tmp_path, None).startswith("planned: 1 runs, ")
+
+
+# -- missing, damaged and interrupted run folders ----------------------------------------------
+
+DAMAGE_TAIL = ("restores a shipped run (a run measured here and never shipped: delete the folder "
+               "and its campaign measures it again)")
+
+
+def smoke_runs(repo: Path, host_name: str = "local") -> list:
+    hosts = load_hosts(str(repo / HOST))
+    return plans.runs("smoke", [{**hosts[0], "name": host_name}])
+
+
+def test_unlanded_tells_missing_runs_from_damaged_folders(tmp_path, repo):
+    """Missing: no folder, or the empty one Snakemake makes for a job's output. Damaged: files
+    but no MANIFEST.json (a run lands whole, its manifest last). Landed: a manifest."""
+    absent, empty, damaged, landed, *_ = smoke_runs(repo)
+    empty.folder(tmp_path).mkdir(parents=True)
+    damaged.folder(tmp_path).mkdir(parents=True)
+    (damaged.folder(tmp_path) / "io-samples.jsonl").write_text("{}\n")
+    complete_folder(landed.folder(tmp_path))
+    left, broken = campaign.unlanded([absent, empty, damaged, landed], tmp_path)
+    assert left == [absent, empty] and broken == [damaged]
+    assert campaign.missing([absent, empty, damaged, landed], tmp_path) == [absent, empty]
+
+
+def test_a_damaged_folder_stops_reproducing_and_measuring_alike(tmp_path, repo,
+                                                                monkeypatch):
+    """One line per damaged folder, naming it and how to restore it, then what stopped."""
+    monkeypatch.chdir(tmp_path)
+    raw = Path("data/raw")
+    absent, damaged = smoke_runs(repo)[:2]
+    damaged.folder(raw).mkdir(parents=True)
+    (damaged.folder(raw) / "run.log").write_text("half a run\n")
+    folder = f"data/raw/smoke/local/{damaged.run_id}"
+    for measure in (False, True):
+        with pytest.raises(DamagedRunFolders) as caught:
+            campaign.check_unlanded([], [damaged], raw, measure, "smoke")
+        assert str(caught.value).splitlines() == [
+            f"damaged run folder {folder}: no MANIFEST.json; `git checkout -- {folder}` "
+            + DAMAGE_TAIL,
+            "stopped before measuring or analysing anything: 1 damaged run folder"]
+    campaign.check_unlanded([absent], [], raw, True, "smoke")  # a campaign measures it
+
+
+def test_missing_runs_stop_an_invocation_that_does_not_measure(tmp_path, repo, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runs = smoke_runs(repo)
+    with pytest.raises(DamagedRunFolders) as caught:
+        campaign.check_unlanded(runs[:1], [], Path("data/raw"), False, "smoke")
+    folder = f"data/raw/smoke/local/{runs[0].run_id}"
+    assert str(caught.value).splitlines() == [
+        f"missing run folder {folder}: `git checkout -- {folder}` restores a shipped run",
+        "stopped before measuring or analysing anything: 1 missing run folder; nothing is "
+        "measured without --config campaign= (or with measure=false): `snakemake --cores 1 "
+        "--config campaign=smoke` measures the missing runs (as root)"]
+    many = [PlannedRun("smoke", "local", f"r{i}", {}) for i in range(12)]
+    with pytest.raises(DamagedRunFolders) as caught:
+        campaign.check_unlanded(many, [], Path("data/raw"), False, "smoke")
+    lines = str(caught.value).splitlines()
+    assert len(lines) == campaign.SHOWN_MISSING + 2
+    assert lines[-2] == ("... and 2 more missing run folders (`git checkout -- data/raw/smoke` "
+                         "restores every shipped run of the campaign)")
+
+
+@pytest.fixture
+def dispatched(tmp_path, repo, monkeypatch) -> tuple[list, list, Path]:
+    """dispatch() of smoke's first run on a host of its own (its own lane lock), with
+    run_remote replaced by a fake that lands a complete folder and records each call."""
+    from journalbench.control import dispatch
+
+    monkeypatch.chdir(tmp_path)  # data/plan/ of the test's own
+    host_file = tmp_path / "host.yaml"
+    host_file.write_text(f"name: pytest-dmg-{os.getpid()}\ntransport: local\n"
+                         "device: {kind: image}\n")
+    calls: list[Path] = []
+
+    def fake_run_remote(host: dict, spec: dict, dest: Path) -> Path:
+        calls.append(dest)
+        return complete_folder(dest)
+
+    monkeypatch.setattr(dispatch, "run_remote", fake_run_remote)
+    runs = plans.runs("smoke", load_hosts(str(host_file)))
+    return runs, calls, host_file
+
+
+def test_dispatch_runs_an_interrupted_measurement_again(dispatched, tmp_path):
+    """A .partial left by an interrupted run is removed and the run measured and landed."""
+    from journalbench.control import dispatch
+
+    runs, calls, host_file = dispatched
+    final = runs[0].folder(tmp_path / "raw")
+    partial = final.with_name(final.name + runfolder.PARTIAL)
+    partial.mkdir(parents=True)
+    (partial / "io-samples.jsonl").write_text("cut short\n")
+    dispatch.dispatch("smoke", str(host_file), runs[0].host, runs[0].run_id, tmp_path / "raw")
+    assert calls == [partial]
+    assert runfolder.is_complete(final) and not partial.exists()
+    assert not (final / "io-samples.jsonl").exists()
+
+
+@pytest.mark.parametrize("manifest", [False, True])
+def test_dispatch_never_measures_over_a_run_folder(dispatched, tmp_path, manifest):
+    """A damaged folder (or a landed run) is refused before the experiment starts: no call
+    to the agent, no .partial, every file kept."""
+    from journalbench.control import dispatch
+
+    runs, calls, host_file = dispatched
+    final = runs[0].folder(tmp_path / "raw")
+    complete_folder(final)
+    if not manifest:
+        (final / runfolder.MANIFEST).unlink()
+    before = {p.name: p.read_bytes() for p in final.iterdir()}
+    words = "refusing to measure over it" if not manifest else "refusing to measure it again"
+    with pytest.raises(AgentError, match=words) as caught:
+        dispatch.dispatch("smoke", str(host_file), runs[0].host, runs[0].run_id,
+                          tmp_path / "raw")
+    if not manifest:  # named as the user types it, from the working directory
+        shown = final.relative_to(tmp_path)
+        assert str(caught.value) == (f"damaged run folder {shown}: no MANIFEST.json; `git "
+                                     f"checkout -- {shown}` {DAMAGE_TAIL}; refusing to "
+                                     "measure over it")
+    assert calls == [] and not final.with_name(final.name + runfolder.PARTIAL).exists()
+    assert {p.name: p.read_bytes() for p in final.iterdir()} == before

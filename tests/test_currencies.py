@@ -236,7 +236,7 @@ def run_rows(run_id: str, beside: str, arm: str, jbd2: tuple[float, float, float
     time), the neighbour's half as much."""
     rows = []
     for tenant, part in (("victim", 1.0), ("neighbour", 0.5)):
-        rows.append({"host": "h", "run_id": run_id, "tenant": tenant, "arm": arm,
+        rows.append({"campaign": "c", "host": "h", "run_id": run_id, "tenant": tenant, "arm": arm,
                      "beside": beside if tenant == "victim" else "high-fsync",
                      "device_profile": "hdd",
                      **{own: part * value for (own, _), value

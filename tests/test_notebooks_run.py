@@ -4,6 +4,7 @@ campaign's parameters, on a real Jupyter kernel; a failing cell names the notebo
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,49 @@ def test_parameters_put_figures_under_the_configured_campaign(tmp_path: Path) ->
     fio = notebooks.parameters("quick", tmp_path, "base-workloads")
     assert "source" not in fio  # papermill would warn of a parameter the notebook lacks
     assert fio["processed"] == str(tmp_path / "data" / "processed" / "quick")
+
+
+# -- what a student reads ----------------------------------------------------------------------
+
+def cells_of(name: str) -> list[dict]:
+    return json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text())["cells"]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb")))
+def test_a_notebook_opens_with_its_mechanism_drawn_and_shows_its_data_before_the_checks(
+        name: str) -> None:
+    """The first cell explains with a diagram that is there; tables are shown whole
+    (views.readable); a pandas selection or group-by comes before the first check's table."""
+    cells = cells_of(name)
+    opening = "".join(cells[0]["source"])
+    drawn = re.findall(r"\]\((diagrams/[\w-]+\.svg)\)", opening)
+    assert drawn and all((REPO / "notebooks" / path).is_file() for path in drawn), name
+    code = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+    assert any("views.readable()" in source for source in code), name
+    pandas = next(i for i, s in enumerate(code) if any(op in s for op in (
+        ".groupby(", ".pivot_table(", "pd.DataFrame(", "ttest_ind")))
+    checks = [i for i, s in enumerate(code) if "checks_table(" in s or "verdicts(" in s]
+    assert checks and pandas < min(checks), name
+
+
+def test_notebooks_default_to_the_configured_campaign_unless_they_need_another() -> None:
+    import yaml
+
+    configured = yaml.safe_load((REPO / "workflow" / "config.yaml").read_text())["campaign"]
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        parameters = next("".join(c["source"]) for c in cells_of(path.stem)
+                          if "parameters" in c["metadata"].get("tags", []))
+        campaign = parameters.split('campaign = "', 1)[1].split('"', 1)[0]
+        needs = notebooks.declared(path.stem).get("needs", {})
+        if notebooks.has(configured, needs):
+            assert campaign == configured, path.stem
+        else:  # a study across devices or BFQ settings reads the campaign that has them
+            assert campaign == notebooks.declared(path.stem)["otherwise"], path.stem
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb")))
+def test_notebooks_are_committed_with_their_outputs(name: str) -> None:
+    code = [cell for cell in cells_of(name) if cell["cell_type"] == "code"
+            and "parameters" not in cell["metadata"].get("tags", [])]
+    assert all(cell["outputs"] or cell["execution_count"] for cell in code), name
+    assert not [o for cell in code for o in cell["outputs"] if o["output_type"] == "error"]

@@ -12,10 +12,13 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import browser
 import pytest
 import yaml
 
 from conftest import VENV_BIN, stop_workflow_processes
+from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
+from journalbench.report import summary
 
 pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium")
@@ -91,3 +94,132 @@ def test_report_renders_with_the_ledger_and_every_captioned_figure(report: Path,
         assert f"{claim} (" in ledger_text
     assert "Starved runs" in ledger_text and "quick / local / native" in ledger_text
     assert f"{campaign} / local / " in ledger_text  # the configured campaign is judged too
+
+
+# The claim-centric report (results/report/, journalbench/report/site.py) and the results at a
+# glance (results/summary.md, the README's table), from the same pipeline run.
+
+def report_folder(report: Path) -> Path:
+    return report.parent / "report"
+
+
+@pytest.fixture(scope="module")
+def probed(report: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    if browser.CHROMIUM is None:
+        pytest.skip("chromium not installed (make system-deps)")
+    return browser.probe(report_folder(report), tmp_path_factory.mktemp("probe"))
+
+
+def page(probed: dict[str, dict], path: Path) -> dict:
+    return probed[path.resolve().as_uri()]
+
+
+def shown_images(rendered: dict) -> set[str]:
+    """The file names of the images a rendered page shows (loaded: natural width > 0)."""
+    return {Path(src).name for src, width in rendered["images"] if width}
+
+
+def test_no_page_of_the_report_has_a_broken_image_or_link(probed: dict[str, dict]) -> None:
+    assert len(probed) >= 1 + len(CLAIMS)
+    assert browser.problems(probed) == []
+
+
+def test_every_claim_page_shows_its_figures_under_their_campaign(
+        report: Path, probed: dict[str, dict], repo: Path) -> None:
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    drawn = {p.stem for p in (report.parent.parent / "figures" / campaign).glob("*.png")}
+    folder = report_folder(report)
+    for claim, info in CLAIMS.items():
+        rendered = page(probed, folder / "claims" / f"{claim}.html")
+        assert f"{claim}: {HEADLINES[claim]}" in rendered["text"]
+        listed = {f"{name}.png" for name in info.figures if name in drawn}
+        assert listed <= shown_images(rendered), claim
+        if listed:  # they show the configured campaign's runs
+            assert f"Runs of campaign {campaign}" in rendered["text"], claim
+        # its runs behind a link, never inline
+        assert any(link.endswith(f"/runs/{claim}.csv") for link in rendered["links"])
+        assert not re.search(r"\b(?:vm|shared-journal|journal-accounted)-[0-9a-f]{12}\b",
+                             rendered["text"]), f"{claim}: run ids inline"
+    every = set().union(*(shown_images(p) for p in probed.values()))
+    assert {f"{name}.png" for name in drawn} <= every  # every figure is somewhere, loaded
+
+
+def test_the_studies_figures_sit_under_the_campaign_whose_runs_they_show(
+        report: Path, probed: dict[str, dict]) -> None:
+    folder = report_folder(report)
+    studies = {"bfq": ("bfq", "bfq-"), "device-class": ("quick", "device-class-")}
+    for study, (campaign, prefix) in studies.items():
+        rendered = page(probed, folder / "studies" / f"{study}.html")
+        assert f"On the runs of campaign {campaign}" in rendered["text"]
+        assert any(name.startswith(prefix) for name in shown_images(rendered))
+    for claim in CLAIMS:  # no claim page files a study's figure under itself
+        shown = shown_images(page(probed, folder / "claims" / f"{claim}.html"))
+        assert not any(name.startswith(("bfq-", "device-class-")) for name in shown), claim
+
+
+def test_a_claim_without_runs_reads_not_run_here(report: Path) -> None:
+    """The ledger's "partially measured" with "nothing measured yet" is shown as not run
+    here, on every campaign's page; a claim partly measured keeps its verdict."""
+    from journalbench.judge.claims import judged
+
+    folder = report_folder(report)
+    processed = report.parent.parent / "data" / "processed"
+    for tables in filter(None, (judged.read(p) for p in sorted(processed.iterdir()))):
+        claims = tables[0]
+        campaign = str(claims["campaign"].iloc[0])
+        path = folder / "campaigns" / f"{campaign}.html"
+        if not path.exists():  # the configured campaign's is the first page
+            path = folder / "index.html"
+        html = path.read_text()
+        partial = claims["verdict"] == "partially measured"
+        nothing = claims["why"].str.startswith("nothing measured yet")
+        # each row's verdict, as the verdict macro marks it
+        assert html.count("verdict v-partially-measured") == (partial & ~nothing).sum(), campaign
+        assert html.count("verdict v-not-run-here") == (partial & nothing).sum(), campaign
+
+
+def test_the_link_check_finds_a_broken_link_and_image(report: Path, tmp_path: Path) -> None:
+    """The checks above can fail: a copy of the report with one link and one image broken."""
+    if browser.CHROMIUM is None:
+        pytest.skip("chromium not installed (make system-deps)")
+    copy = tmp_path / "report"
+    shutil.copytree(report_folder(report), copy)
+    claim = copy / "claims" / "C1.html"
+    html = claim.read_text()
+    assert 'href="../runs/C1.csv"' in html
+    claim.write_text(html.replace('href="../runs/C1.csv"', 'href="../runs/C1-gone.csv"', 1))
+    shown = re.search(r'<img src="\.\./figures/([^"]+)"', html).group(1)
+    (copy / "figures" / shown).unlink()
+    index = copy / "index.html"
+    index.write_text(index.read_text().replace('href="claims/C3.html"',
+                                               'href="claims/C3.html#no-such-anchor"', 1))
+    found = browser.problems(browser.probe(copy, tmp_path))
+    assert any("C1-gone.csv leads nowhere" in p for p in found), found
+    assert any(f"{shown} did not load" in p for p in found), found
+    assert any("no #no-such-anchor" in p for p in found), found
+
+
+def test_the_readme_shows_the_generated_summary(report: Path, repo: Path) -> None:
+    readme = (repo / "README.md").read_text()
+    shown = summary.between_markers(readme)
+    if shown is None:
+        pytest.skip(f"README.md has no '{summary.START}' ... '{summary.END}' markers yet; once "
+                    "it has, `python -m journalbench.report.summary --readme README.md` after "
+                    "`make reproduce` fills them")
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    wanted = summary.readme_from(report.parent.parent, campaign)
+    assert shown == wanted, ("README.md's summary is stale: run `python -m "
+                             "journalbench.report.summary --readme README.md` after `make "
+                             "reproduce`")
+
+
+def test_summary_md_is_the_configured_campaigns_table(report: Path, repo: Path) -> None:
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    text = (report.parent / "summary.md").read_text()
+    assert text.startswith(f"# Results at a glance: campaign {campaign}\n")
+    rows = [line for line in text.splitlines() if line.startswith("| [C")]
+    assert [re.match(r"\| \[(C\d+)\]", row).group(1) for row in rows] == list(CLAIMS)
+    for row in rows:  # each claim's link and figure resolve from results/
+        for link in re.findall(r"\]\(([^)]+)\)", row):
+            assert (report.parent / link).is_file(), link
+    assert "## Run folders left out" in text

@@ -119,6 +119,16 @@ def test_constant_sample_has_a_point_interval() -> None:
     assert stats.median_ci([3.0, 3.0, 3.0]) == stats.Estimate(3.0, 3.0, 3.0, 3)
 
 
+def test_constant_data_is_exact_evidence_in_its_own_direction() -> None:
+    # zero spread: a mean below the null is certain (p 0 for "below", 1 for "above")
+    t = stats.one_sample_t([0.0, 0.0, 0.0, 0.0])
+    assert (t.p_below(0.175), t.p_above(0.175)) == (0.0, 1.0)
+    assert (t.p_above(-0.1), t.p_below(-0.1)) == (0.0, 1.0)
+    assert t.p_above(0.0) == t.p_below(0.0) == 0.5
+    spread = stats.one_sample_t([0.0, 0.001, 0.0, 0.001])  # the same direction with a spread
+    assert spread.p_below(0.175) < 1e-6 and spread.p_above(0.175) > 1 - 1e-6
+
+
 def test_ratio_of_medians() -> None:
     rng = np.random.default_rng(3)
     b = rng.normal(100, 5, 20)

@@ -28,7 +28,8 @@ HIGH = {"tool": "fio", "preset": "high-fsync"}
 NONE = {"tool": "fio", "preset": "no-fsync"}
 
 
-def shared_journal(root: Path, repetition: int = 1, campaign: str | None = "assembled") -> Path:
+def shared_journal(root: Path, repetition: int = 1, campaign: str | None = "assembled",
+                   manifest: bool = True) -> Path:
     """a (70%) beside b (30%) on one ext4: the shared jbd2 sits in the root cgroup."""
     return make_run(
         root, "shared-journal", [tenant("a", 700, HIGH), tenant("b", 300, NONE)],
@@ -38,7 +39,7 @@ def shared_journal(root: Path, repetition: int = 1, campaign: str | None = "asse
                      {"a": A, "b": B},
                      [{"name": "jbd2/loop7-8", "tenant": None, "cgroup": "/",
                        "bytes": [1 * MB, 4 * MB]}]),
-        repetition=repetition, campaign=campaign)
+        repetition=repetition, campaign=campaign, manifest=manifest)
 
 
 def journal_accounted(root: Path) -> Path:
@@ -237,13 +238,12 @@ def test_samples_table(raw: Path, tmp_path: Path) -> None:
     assert ops.ops.sum() == 3000 - 52  # between the first status line (52 done) and the last
 
 
-def test_incomplete_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    no_manifest = shared_journal(raw, repetition=2)
-    (no_manifest / "MANIFEST.json").unlink()
-    tampered = shared_journal(raw, repetition=3)
-    with (tampered / "fio-a.json").open("a") as handle:
-        handle.write("\n")
+def test_interrupted_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Skipped, one line each, and the other runs tidied: a measurement interrupted in its
+    .partial folder (a resumed campaign runs it again) and a run whose file does not parse."""
+    interrupted = shared_journal(raw, repetition=2, manifest=False)
+    interrupted = interrupted.rename(interrupted.with_name(interrupted.name + ".partial"))
     truncated = shared_journal(raw, repetition=4)
     text = (truncated / "fio-a.json").read_text()
     (truncated / "fio-a.json").write_text(text[: len(text) // 2])
@@ -252,15 +252,68 @@ def test_incomplete_and_unusable_runs_are_listed(raw: Path, tmp_path: Path,
     assert cli.main(["tidy", str(raw), "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err.splitlines()
     skipped_lines = [line for line in err if " run skipped: " in line]
-    assert len(skipped_lines) == 3
-    assert any(str(no_manifest) in line and "no MANIFEST.json" in line for line in skipped_lines)
-    assert any(f"{tampered}/fio-a.json: sha256" in line for line in skipped_lines)
+    assert len(skipped_lines) == 2
+    assert any(f"{interrupted}: an interrupted measurement" in line for line in skipped_lines)
     assert any(re.search(rf"{truncated}/fio-a.json:\d+: truncated", line)
                for line in skipped_lines)
     runs, _, skipped = tables(tmp_path / "out")
     assert runs.run_id.nunique() == 4
-    assert sorted(skipped.status) == ["incomplete", "incomplete", "unusable"]
-    assert not set(runs.run_id) & {f.name for f in (no_manifest, tampered, truncated)}
+    assert sorted(skipped.status) == ["incomplete", "unusable"]
+    assert truncated.name not in set(runs.run_id)
+
+
+def damage_by_flipping_a_byte(folder: Path) -> None:
+    data = bytearray((folder / "io-samples.jsonl").read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (folder / "io-samples.jsonl").write_bytes(data)
+
+
+@pytest.mark.parametrize(("damage", "why"), [
+    (lambda f: (f / "MANIFEST.json").unlink(), "no MANIFEST.json"),
+    (damage_by_flipping_a_byte, "io-samples.jsonl: sha256 does not match MANIFEST.json"),
+    (lambda f: (f / "spec.json").unlink(), "spec.json: listed in MANIFEST.json but missing"),
+    (lambda f: (f / "stray.txt").write_text("x"), "stray.txt: not listed in MANIFEST.json"),
+])
+def test_a_damaged_run_folder_stops_tidy_naming_it(raw: Path, tmp_path: Path, damage, why: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """One line names the folder, why, and how to restore it; the command fails; only
+    skipped.parquet is written (status damaged), and the tables of an earlier tidy are gone,
+    so nothing downstream reads tables that silently lack the run."""
+    out = tmp_path / "out"
+    assert cli.main(["tidy", str(raw), "--out", str(out)]) == 0
+    folder = shared_journal(raw, repetition=2)
+    damage(folder)
+    capsys.readouterr()
+
+    assert cli.main(["tidy", str(raw), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    line = (f"tidy: damaged run folder {folder}: {why}; `git checkout -- {folder}` restores a "
+            "shipped run (a run measured here and never shipped: delete the folder and its "
+            "campaign measures it again)")
+    assert line in err
+    assert err[-1] == ("journalbench: error: stopped the analysis: 1 damaged run folder(s), "
+                       "each named above with how to restore it (status damaged in "
+                       "skipped.parquet)")
+    skipped = pd.read_parquet(out / "skipped.parquet")
+    assert skipped.to_dict("records") == [
+        {"folder": str(folder), "status": "damaged", "reason": line.removeprefix("tidy: ")}]
+    assert sorted(p.name for p in out.glob("*.parquet")) == ["skipped.parquet"]
+
+
+def test_a_damaged_run_of_another_campaign_stops_tidy_too(raw: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """`--also` campaigns are tidied in the same process: each is tidied, and a damaged run
+    of any stops the command after all were, every one named."""
+    other = tmp_path / "other"
+    damaged = shared_journal(other, campaign=None)
+    (damaged / "MANIFEST.json").unlink()
+    assert cli.main(["tidy", str(raw), "--out", str(tmp_path / "out"), "--also", str(other),
+                     str(tmp_path / "other-out"), str(tmp_path / "none.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert f"tidy: damaged run folder {damaged}: no MANIFEST.json;" in err
+    assert (tmp_path / "out" / "runs.parquet").is_file()
+    assert not (tmp_path / "other-out" / "runs.parquet").exists()
 
 
 @pytest.mark.parametrize(("damage", "words"), [
@@ -604,3 +657,16 @@ def test_each_file_of_a_run_folder_is_read_once(monkeypatch: pytest.MonkeyPatch)
         twice = {p.name for p in opened if opened.count(p) > 1}
         assert not twice, f"{folder.name}: read more than once: {sorted(twice)}"
         assert {p.name for p in opened} >= {"spec.json", "host.json", "io-samples.jsonl"}
+
+
+def test_writeback_attribution_is_read_from_host_json_or_cgroup_v1() -> None:
+    from journalbench.tidy import rows
+
+    path = Path("run/host.json")
+    assert rows.writeback_attributed({"writeback_attributed": True, "cgroup_version": 2},
+                                     path) == 1
+    assert rows.writeback_attributed({"writeback_attributed": False}, path) == 0
+    assert rows.writeback_attributed({"cgroup_version": 1}, path) == 0  # before the record
+    assert rows.writeback_attributed({"cgroup_version": 2}, path) is None  # unknown
+    with pytest.raises(ConfigError, match="run/host.json: 'writeback_attributed' is 'yes'"):
+        rows.writeback_attributed({"writeback_attributed": "yes"}, path)

@@ -193,8 +193,9 @@ def test_figures_of_a_two_profile_campaign_have_a_panel_per_profile(
     panels = list(dict.fromkeys(parts["panel"]))
     assert [p.split(":")[0] for p in panels] == ["native", "hdd"]
     for panel in panels:  # the example run is of the panel's profile, the first repetition
-        run = panel.rsplit("run ", 1)[1]
-        example = victims[victims["run_id"] == run].iloc[0]
+        campaign, host, run = panel.rsplit("run ", 1)[1].split("/")  # named in full
+        example = victims[(victims["run_id"] == run) & (victims["host"] == host)
+                          & (victims["campaign"] == campaign)].iloc[0]
         assert example["device_profile"] == panel.split(":")[0]
         assert (example["beside"], example["prep"]) == ("no-fsync", "fallocate")
         assert example["repetition"] == victims.loc[
@@ -370,3 +371,47 @@ def test_long_labels_slant_and_a_long_host_line_wraps() -> None:
     title = by_beside.get_suptitle().splitlines()
     assert title[0] == "t" and len(title) > 2 and " ".join(title[1:]) == host
     assert max(map(len, title)) <= by_beside.get_figwidth() * plots.TITLE_CHARS_PER_IN
+
+
+def test_the_host_line_counts_cpu_bound_vm_tenants_only() -> None:
+    # a container tenant whose server ran out of CPU is flagged too, but it is no vm tenant-run
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"r{i}", "arm": arm, "virt_accel": "tcg", "cpu_bound": bound,
+         "device_profile": "hdd", "kernel": "k", "device_kind": "image",
+         "device_fsync_lat_ms": 22.0}
+        for i, (arm, bound) in enumerate([("vm", 1), ("vm", 0), ("shared-journal", 1),
+                                          ("vm", 1)])])
+    assert views.host_label(rows).endswith("vm under TCG (2 CPU-bound vm tenant-runs))")
+
+
+def test_a_run_is_named_by_campaign_host_and_id(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The same spec run by two campaigns has one id: the time series of one, and locate,
+    keep them apart; an ambiguous id is refused with the runs it could mean."""
+    from journalbench.errors import ConfigError
+    from journalbench.runfolder import RunKey, locate
+
+    samples = pd.DataFrame([
+        {"campaign": c, "host": "h", "run_id": "r1", "t": 1.0, "kind": k, "source": s,
+         "tenant": "victim" if k == "tenant" else None, "bytes": b, "own_bytes": o}
+        for c, scale in (("a", 1), ("b", 3))
+        for k, s, b, o in (("device", "dev", 100 * scale, None),
+                           ("tenant", "victim", 70 * scale if c == "a" else 30, 70 * scale
+                            if c == "a" else 30))])
+    assert views.shares_over_time(samples, RunKey("a", "h", "r1"))["share"].tolist() == [0.7]
+    assert views.shares_over_time(samples, RunKey("b", "h", "r1"))["share"].tolist() == [0.1]
+    for campaign in ("a", "b"):
+        (tmp_path / campaign / "h" / "r1").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="r1 is ambiguous: it names 2 runs "
+                                          r"\(a/h/r1, b/h/r1\); give its campaign and host"):
+        locate(tmp_path, "r1")
+    assert locate(tmp_path, "r1", campaign="b") == tmp_path / "b" / "h" / "r1"
+    assert locate(tmp_path, "a/h/r1") == tmp_path / "a" / "h" / "r1"
+    with pytest.raises(ConfigError, match="no run r2 in campaign a"):
+        locate(tmp_path, "r2", campaign="a")
+    from journalbench.cli import main as cli
+
+    assert cli.main(["locate", "r1", "--raw", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1  # one line
+    assert cli.main(["locate", "r1", "--raw", str(tmp_path), "--campaign", "a"]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'a' / 'h' / 'r1'}\n"

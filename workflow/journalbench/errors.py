@@ -7,3 +7,8 @@ class ConfigError(ValueError):
 
 class AgentError(RuntimeError):
     """The agent refused or failed to do something on the test host; the message says what."""
+
+
+class DamagedRunFolders(ConfigError):
+    """Run folders the analysis cannot go on with: one line each, naming the folder and how to
+    restore it, then one line saying what stopped."""

@@ -4,7 +4,16 @@
 # on every campaign in data/raw/ whose campaign file names a claim (the shipped ones, and the
 # configured one): results/<campaign>/claims.{md,html,csv} and the combined
 # results/claims.{md,html,csv}.
-# `snakemake --report results/report.html` gathers the ledger and the captioned figures.
+# The reader's front door, written by the same process as the ledgers (`--report`: the judged
+# tables are in memory and Python starts once; it adds ~0.2 s): results/summary.md, the
+# configured campaign's results at a glance (python -m journalbench.report.summary --readme
+# README.md copies its table into the README), and the claim-centric HTML report
+# results/report/index.html: a page per claim (verdict, parts, figures with their captions,
+# tables, its runs as CSV), per other campaign and per study (journalbench/report/site.py).
+# `snakemake --report results/report.html` stays the provenance view (rules, code, software,
+# the ledger and the captioned figures): its report files results under categories and
+# labels, and cannot put a claim's verdict beside its figures or a figure under the campaign
+# whose runs it shows.
 import yaml
 
 from journalbench.report import notebooks as jb_notebooks
@@ -20,7 +29,11 @@ ANALYSIS_OUTPUTS = [
     *[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
     f"results/{CAMPAIGN}/figures",
     "results/claims.md",
+    "results/summary.md",
+    "results/report",
 ]
+# the report's page templates (Jinja2), beside its code
+TEMPLATES = sorted(str(p) for p in Path(PACKAGE, "report", "templates").glob("*.j2"))
 
 
 report: "../report/workflow.rst"
@@ -108,9 +121,12 @@ rule ledger:
         runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
         samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
         judged=[f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
-        # after the notebooks: the ledger links the figures they wrote
+        # after the notebooks: the ledger links the figures they wrote, the report shows
+        # them and their tables
         notebooks=[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
+        captions="workflow/report/captions.yaml",
         code=REPORT_CODE,
+        templates=TEMPLATES,
     output:
         md="results/claims.md",
         csv="results/claims.csv",
@@ -120,12 +136,16 @@ rule ledger:
         campaigns=[
             f"results/{c}/claims.{ext}" for c in LEDGER_CAMPAIGNS for ext in ("md", "html", "csv")
         ],
+        summary="results/summary.md",
+        report=directory("results/report"),
     log:
         "logs/ledger.log",
     params:
         jb=JB,
         processed=" ".join(f"data/processed/{c}" for c in LEDGER_CAMPAIGNS),
+        campaign=CAMPAIGN,
     conda:
         ENV
     shell:
-        "{params.jb} claims {params.processed} --results results --reuse > {log} 2>&1"
+        "{params.jb} claims {params.processed} --results results --reuse "
+        "--report {params.campaign} > {log} 2>&1"

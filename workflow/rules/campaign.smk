@@ -1,8 +1,9 @@
 # Runs the missing experiments of the campaign on its hosts, one at a time on each host
-# (profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N.
+# (profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N. Only when
+# this invocation measures (MEASURE, common.smk): reproducing the shipped data never does.
 
 
-if MISSING:
+if MEASURE and MISSING:
 
     rule run_experiment:
         input:

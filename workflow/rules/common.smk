@@ -45,7 +45,16 @@ CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), keep=False)
 CAMPAIGN = CAMPAIGN_PLAN.campaign
 HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
 PLAN = CAMPAIGN_PLAN.for_hosts(HOSTS, str(config.get("claims", "")))
-MISSING = jb_campaign.missing(PLAN, Path("data/raw"))
+# Reproducing the shipped data (`make reproduce`: `snakemake --cores 1`, the campaign of
+# workflow/config.yaml) never starts an experiment; a campaign is measured when the command
+# names it (`--config campaign=...`, as every campaign command does), or with measure=true.
+# (--config gives measure=true as a string, measure=True as a bool.)
+MEASURE = str(config.get("measure", "campaign" in workflow.config_settings.overwrite_config))
+MEASURE = MEASURE.lower() == "true"
+# A planned run folder that holds files but no MANIFEST.json is damaged, not missing: it stops
+# every invocation here, before a job starts, as do missing runs when nothing is measured.
+MISSING, DAMAGED = jb_campaign.unlanded(PLAN, Path("data/raw"))
+jb_campaign.check_unlanded(MISSING, DAMAGED, Path("data/raw"), MEASURE, str(config["campaign"]))
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 if len(HOSTS) > 32:
     raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in profiles/default)")

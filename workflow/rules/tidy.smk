@@ -30,6 +30,16 @@ rule plan:
         "{params.jb} plan {input.campaigns} > {log} 2>&1"
 
 
+# Targets of `all` too: a tidy stopped by a damaged run folder leaves them missing (Snakemake
+# removes a failed job's outputs), and once the folder is restored they are made again, and
+# every result from them, even where the results of an earlier analysis look up to date.
+TIDY_TABLES = [
+    f"data/processed/{c}/{table}.parquet"
+    for c in [CAMPAIGN, *OTHER_CAMPAIGNS]
+    for table in ("runs", "samples")
+]
+
+
 rule tidy:
     input:
         manifests=RUN_MANIFESTS,
@@ -39,11 +49,7 @@ rule tidy:
                 for p in sorted(Path("data/raw", c).glob("*/*/MANIFEST.json"))],
         code=TIDY_CODE,
     output:
-        [
-            f"data/processed/{c}/{table}.parquet"
-            for c in [CAMPAIGN, *OTHER_CAMPAIGNS]
-            for table in ("runs", "samples")
-        ],
+        TIDY_TABLES,
     log:
         "logs/tidy.log",
     params:

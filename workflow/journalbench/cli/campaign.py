@@ -1,6 +1,6 @@
 """The campaign's commands: `plan` (data/plan/<campaign>.json), `dispatch` (one planned run,
 what Snakemake runs per missing run), `status` (runs done, ETA) and `unlock` (a killed
-Snakemake's stale lock)."""
+Snakemake's stale lock) and `locate` (a landed run's folder)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from journalbench.control import dispatch, locks
 from journalbench.errors import ConfigError
 from journalbench.plan import plan
+from journalbench.runfolder import locate
 
 HOSTS_OWN = "the host's own"
 CLAIMS_HELP = "only the experiments that test one of these claims (C8,C9)"
@@ -48,6 +49,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--directory", type=Path, default=Path("."),
                         help="the workflow's working directory (default: this one)")
     parser.set_defaults(func=cmd_unlock)
+    finder = subparsers.add_parser(
+        "locate", help="the folder of a landed run the ledger or a figure names",
+        description="Print the run folder of RUN (a run id, or campaign/host/run id). The same "
+                    "run id can name runs of several campaigns or hosts (the id hashes the "
+                    "spec only): an ambiguous id is refused; give --campaign and --host.")
+    finder.add_argument("run", metavar="RUN")
+    finder.add_argument("--campaign")
+    finder.add_argument("--host")
+    finder.add_argument("--raw", type=Path, default=Path("data/raw"))
+    finder.set_defaults(func=cmd_locate)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -83,4 +94,9 @@ def cmd_unlock(args: argparse.Namespace) -> int:
                           "its lock is not stale, not removing it")
     removed = locks.remove_lock(workdir)
     print(f"{workdir}: {'removed the stale Snakemake lock' if removed else 'was not locked'}")
+    return 0
+
+
+def cmd_locate(args: argparse.Namespace) -> int:
+    print(locate(args.raw, args.run, args.campaign, args.host))
     return 0

@@ -22,6 +22,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     claims.add_argument("--reuse", action="store_true",
                         help="write the ledgers from the tables --tables-only kept, judging "
                              "only the campaigns without them")
+    claims.add_argument("--report", metavar="CAMPAIGN",
+                        help="also write RESULTS/summary.md and the HTML report RESULTS/report/ "
+                             "of CAMPAIGN (one of the PROCESSED dirs): its results at a glance, "
+                             "a page per claim with the figures and tables its notebooks wrote "
+                             "(in RESULTS/../figures/CAMPAIGN and RESULTS/CAMPAIGN), a page per "
+                             "other campaign and per study")
     claims.set_defaults(func=cmd_claims)
     power = subparsers.add_parser(
         "power", help="repetitions per condition each claim needs",
@@ -90,6 +96,27 @@ def cmd_claims(args: argparse.Namespace) -> int:
         written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
                                  *combined, "../figures")
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
+    if args.report:
+        return write_report(args, results)
+    return 0
+
+
+def write_report(args: argparse.Namespace, results: list[tuple[str, tuple, Path]]) -> int:
+    """The results at a glance and the HTML report, from the tables judged above."""
+    import time
+
+    started = time.monotonic()  # with the report's imports (Jinja2): all it adds
+    from journalbench.report import site
+
+    try:
+        pages = site.build(args.results, args.report,
+                           {campaign: tables for campaign, tables, _ in results},
+                           [folder for _, _, folder in results])
+    except ValueError as error:
+        print(f"claims: --report: {error}", file=sys.stderr)
+        return 1
+    print(f"claims: report of {args.report} -> {pages[0]}, {args.results / 'report'}/ "
+          f"({len(pages) - 1} pages, {time.monotonic() - started:.2f} s)")
     return 0
 
 

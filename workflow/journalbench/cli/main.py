@@ -19,7 +19,7 @@ from journalbench.errors import ConfigError
 from journalbench.plan.schemas import load_validated
 
 COMMAND_MODULES = (
-    "journalbench.cli.campaign",  # plan, dispatch, status, unlock
+    "journalbench.cli.campaign",  # plan, dispatch, status, unlock, locate
     "journalbench.cli.tidy",  # tidy
     "journalbench.cli.claims",  # claims, power
     "journalbench.cli.remote",  # check-host, deploy, run-remote, recover, adopt-reference

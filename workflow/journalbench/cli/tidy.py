@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from journalbench.errors import DamagedRunFolders
 from journalbench.tidy.build import tidy
 
 
@@ -14,8 +15,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tidy", help="turn complete run folders into parquet tables",
         description="Read every complete run folder below RAW_DIR and write runs.parquet, "
                     "samples.parquet, skipped.parquet and experiments.parquet "
-                    "(data/SCHEMA.md). Incomplete or unusable runs are listed on stderr, one "
-                    "line each.")
+                    "(data/SCHEMA.md). Interrupted or unusable runs are listed on stderr, one "
+                    "line each. A damaged run folder (no MANIFEST.json, or a checksum that "
+                    "fails) is named with how to restore it, and stops: exit 2, only "
+                    "skipped.parquet written.")
     parser.add_argument("raw_dir", metavar="RAW_DIR", type=Path)
     parser.add_argument("--out", type=Path, default=Path("data/processed"),
                         help="directory for the tables (default: data/processed)")
@@ -29,10 +32,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    """Tidy every campaign given, then stop if one holds a damaged run folder: each is named
+    (tidy/build.py), whichever campaign it is of."""
+    damaged: list[Path] = []
     for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
                                     *((raw, out, [file]) for raw, out, file in args.also)]:
         outcome = tidy(raw_dir, out, campaigns)
+        damaged += outcome.damaged
+        if outcome.stopped:
+            print(f"tidy: {len(outcome.damaged)} damaged run folder(s) in {raw_dir}: only "
+                  f"{out / 'skipped.parquet'} written", file=sys.stderr)
+            continue
         print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
               f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
               f"{outcome.rows['samples']} sample rows -> {out}", file=sys.stderr)
+    if damaged:
+        raise DamagedRunFolders(
+            f"stopped the analysis: {len(damaged)} damaged run folder(s), each named above "
+            "with how to restore it (status damaged in skipped.parquet)")
     return 0

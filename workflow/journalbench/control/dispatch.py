@@ -25,7 +25,7 @@ from journalbench.control.progress import eta_seconds
 from journalbench.control.runremote import run_remote
 from journalbench.errors import AgentError
 from journalbench.plan import plan as plans
-from journalbench.plan.campaign import PlannedRun, missing
+from journalbench.plan.campaign import PlannedRun, missing, unlanded
 
 
 def hms(seconds: float) -> str:
@@ -72,6 +72,18 @@ def land(partial: Path, final: Path) -> None:
     partial.rename(final)
 
 
+def refuse_landed(final: Path) -> None:
+    """Refuse to measure a run whose folder holds files, before the experiment starts: a
+    landed run is never measured again, and a damaged one is restored or deleted by the user
+    (no data lost); land() checks again, for a run that landed meanwhile."""
+    if not runfolder.holds_files(final):
+        return
+    why = runfolder.first_damage(final)
+    if why is None:
+        raise AgentError(f"{final}: the run has landed; refusing to measure it again")
+    raise AgentError(f"{runfolder.damage_line(final, why)}; refusing to measure over it")
+
+
 @contextmanager
 def controller_lane(host: str) -> Iterator[None]:
     """Wait for this controller's other run on the same host (Snakemake's lane resources do
@@ -84,12 +96,14 @@ def controller_lane(host: str) -> Iterator[None]:
 
 def status(campaign: str, hosts: str, raw: Path, claims: str = "",
            device: str | None = None) -> list[str]:
-    """Where a campaign stands on its hosts: runs done and left with an ETA, and the whole
-    plan's time (on `device` instead of its own, if given)."""
+    """Where a campaign stands on its hosts: runs done and left with an ETA, the whole plan's
+    time (on `device` instead of its own, if given), and a line per damaged run folder (the
+    campaign stops on it)."""
     runs = plans.current(campaign).for_hosts(load_hosts(hosts), claims)
-    left = missing(runs, raw)  # once for both lines
+    left, damaged = unlanded(runs, raw)  # once for every line
     return [progress_line(runs[0].campaign if runs else campaign, runs, left, raw),
-            planned_line(runs, left, raw, device)]
+            planned_line(runs, left, raw, device),
+            *(runfolder.damage_line(r.folder(raw), f"no {runfolder.MANIFEST}") for r in damaged)]
 
 
 def dispatch(campaign: str, hosts: str, host_name: str, run_id: str, raw: Path,
@@ -103,7 +117,8 @@ def dispatch(campaign: str, hosts: str, host_name: str, run_id: str, raw: Path,
     run = matches[0]
     host = by_name[host_name]
     final = run.folder(raw)
-    partial = final.with_name(final.name + ".partial")
+    refuse_landed(final)
+    partial = final.with_name(final.name + runfolder.PARTIAL)
     if partial.exists():
         shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
     with controller_lane(host["name"]):

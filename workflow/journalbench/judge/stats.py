@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from journalbench.runfolder import RUN_KEY
+
 CONFIDENCE = 0.95
 RESAMPLES = 9999
 SEED = 20210701
@@ -213,10 +215,11 @@ def isolation(runs: pd.DataFrame) -> pd.DataFrame:
                 "achieved_share", "own_share", "jbd2_charged_share"]].copy()
     for label, column in SHARE_COLUMNS.items():
         out[f"{label}_deviation"] = share_deviation(out[column], out["target_share"])
-        jain = out.groupby("run_id")[[column, "target_share"]].apply(
+        jain = out.groupby(list(RUN_KEY))[[column, "target_share"]].apply(
             lambda g, c=column: jain_index(g[c], g["target_share"]) if len(g) > 1 else np.nan)
         # a run with one tenant has no fairness to measure: NaN there means "not applicable"
-        out[f"{label}_jain"] = out["run_id"].map(jain)
+        out[f"{label}_jain"] = jain.reindex(pd.MultiIndex.from_frame(out[list(RUN_KEY)]))\
+            .to_numpy()
     return out
 
 
@@ -287,7 +290,7 @@ class TStat:
         if self.se == 0:  # constant data: the estimate is exact
             if self.estimate == null:
                 return 0.5
-            return float((self.estimate > null) == upper)
+            return float((self.estimate > null) != upper)
         t = (self.estimate - null) / self.se
         return float(stats.t.sf(t, self.df) if upper else stats.t.cdf(t, self.df))
 

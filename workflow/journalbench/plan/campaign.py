@@ -8,12 +8,14 @@ drift of the device over a long campaign spreads over all conditions instead of 
 from __future__ import annotations
 
 import itertools
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, vocabulary, window
 from journalbench.agent.registry import WORKLOADS
+from journalbench.errors import DamagedRunFolders
 from journalbench.plan.schemas import load_validated, validate
 
 CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
@@ -145,6 +147,62 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
 
 
 def missing(runs: list[PlannedRun], raw: Path) -> list[PlannedRun]:
-    """The runs that have not landed: no MANIFEST.json in their folder (a run lands whole, its
-    manifest last; tidy checks every landed run's checksums)."""
-    return [r for r in runs if not (r.folder(raw) / runfolder.MANIFEST).is_file()]
+    """The runs still to measure (unlanded: no MANIFEST.json and nothing in their folder)."""
+    return unlanded(runs, raw)[0]
+
+
+def unlanded(runs: list[PlannedRun],
+             raw: Path) -> tuple[list[PlannedRun], list[PlannedRun]]:
+    """The runs without a MANIFEST.json in their folder, as (missing, damaged): missing when
+    the folder is absent or empty (runs left to measure), damaged when it holds files (a run
+    lands whole, its manifest last, so it landed and then lost it). Only a run without a
+    manifest costs more than one stat; tidy checks every landed run's checksums."""
+    missing_runs: list[PlannedRun] = []
+    damaged: list[PlannedRun] = []
+    for run in runs:
+        if not (run.folder(raw) / runfolder.MANIFEST).is_file():
+            (damaged if runfolder.holds_files(run.folder(raw)) else missing_runs).append(run)
+    return missing_runs, damaged
+
+
+SHOWN_MISSING = 10  # missing runs named one by one before the rest are counted
+
+
+def check_unlanded(missing_runs: list[PlannedRun], damaged: list[PlannedRun], raw: Path,
+                   measure: bool, campaign: str) -> None:
+    """Refuse, before any job starts, raw data the pipeline must not go on with: a damaged
+    run folder, always (reproducing must not measure it again or analyse without it, and a
+    campaign must not overwrite it), and a missing run when this invocation does not measure
+    (`campaign`: how the user named the campaign, for the command that measures it)."""
+    lines = [runfolder.damage_line(r.folder(raw), f"no {runfolder.MANIFEST}") for r in damaged]
+    shown = [] if measure else missing_runs
+    lines += missing_lines(shown, raw)
+    if lines:
+        raise DamagedRunFolders("\n".join([*lines, stop_line(len(damaged), len(shown),
+                                                               campaign)]))
+
+
+def missing_lines(runs: list[PlannedRun], raw: Path) -> list[str]:
+    """A line per missing run folder, the first SHOWN_MISSING; then how many more."""
+    lines = []
+    for run in runs[:SHOWN_MISSING]:
+        folder = shlex.quote(runfolder.shown_path(run.folder(raw)))
+        lines.append(f"missing run folder {folder}: `git checkout -- {folder}` restores a "
+                     "shipped run")
+    if len(runs) > SHOWN_MISSING:
+        folder = shlex.quote(runfolder.shown_path(raw / runs[0].campaign))
+        lines.append(f"... and {len(runs) - SHOWN_MISSING} more missing run folders "
+                     f"(`git checkout -- {folder}` restores every shipped run of the campaign)")
+    return lines
+
+
+def stop_line(damaged: int, missing_runs: int, campaign: str) -> str:
+    """The last line of a refusal: what stopped, that nothing ran, and how to measure."""
+    counts = " and ".join(f"{n} {kind} run folder{'s' if n > 1 else ''}"
+                          for n, kind in ((damaged, "damaged"), (missing_runs, "missing")) if n)
+    line = f"stopped before measuring or analysing anything: {counts}"
+    if missing_runs:
+        line += ("; nothing is measured without --config campaign= (or with measure=false): "
+                 f"`snakemake --cores 1 --config campaign={campaign}` measures the missing "
+                 "runs (as root)")
+    return line

@@ -1,5 +1,5 @@
-"""What the thesis could not see: BFQ's settings (its kernel had CFQ; ours schedules with BFQ,
-whose tunables change what a weight buys). Two questions, their tests fixed before the `bfq`
+"""What the thesis could not see: BFQ's settings (the thesis names no I/O scheduler; ours is
+BFQ, whose tunables change what a weight buys). Two questions, their tests fixed before the `bfq`
 campaign's first run:
 
 - Does a BFQ setting remove journal accounting's starvation (C24)? Per device profile, each

@@ -13,43 +13,56 @@ from typing import Any
 
 import pandas as pd
 
-from journalbench.judge.claims.catalog import CLAIMS
+from journalbench.judge.claims.catalog import CLAIMS, THESIS_CLAIMS
 from journalbench.judge.claims.checks import ALPHA, SHARE_MARGIN, STABLE_RATIO
 from journalbench.judge.claims.preconditions import DESCRIPTIONS
+from journalbench.judge.claims.rules import RULES
 from journalbench.judge.claims.verdicts import (
     FAMILY,
     MEASURED,
     VERDICTS,
     detectable_text,
     effect_text,
+    unit_of,
+    values_text,
 )
 
 Block = tuple[str, object]  # ("h1" | "h2" | "h3" | "p" | "ul" | "table", content)
-CSV_COLUMNS = [*FAMILY, "claim", "verdict", "p_for_holm", "p_against_holm", "part", "test",
-               "test_name", "status", "effect", "low", "high", "tost_low", "tost_high",
-               "thesis", "p_for", "p_against", "detectable", "interest", "n", "sd", "runs",
-               "starved_runs", "excluded_runs", "why_not", "why"]
+CSV_COLUMNS = [*FAMILY, "claim", "verdict", "parts", "scope_differs", "p_for_holm",
+               "p_against_holm", "part", "test", "test_name", "status", "outcome", "effect",
+               "low", "high", "tost_low", "tost_high", "ours_a", "ours_b", "unit", "thesis",
+               "differs", "p_for", "p_against", "detectable", "interest", "n", "sd", "runs",
+               "starved_runs", "excluded_runs", "why_not", "why", "changes"]
 
 
 def family_name(row: Mapping[str, Any]) -> str:
-    return f"{row['campaign']} / {row['host']} / {row['device_profile']} / BFQ {row['bfq']}"
+    control = row.get("io_control", "bfq")
+    weights = f"BFQ {row['bfq']}" if control == "bfq" else control
+    return f"{row['campaign']} / {row['host']} / {row['device_profile']} / {weights}"
 
 
 def intro(claims: pd.DataFrame) -> list[Block]:
     families = claims.drop_duplicates(FAMILY)
     return [
         ("p", "Every claim of the thesis, tested on the runs of each campaign, host, device "
-              "profile and BFQ setting (a *family*: runs of different families are never "
-              "pooled). Families: "
+              "profile, BFQ setting and I/O control (a *family*: runs of different families "
+              "are never pooled). Families: "
               + ", ".join(family_name(r) for _, r in families.iterrows()) + "."),
-        ("p", "Verdicts, fixed in code before data (docs/claims.md has each claim's checks, "
-              "margins and preconditions): **reproduced** (every check significant), "
-              "**contradicted** (significantly the other way, or an equivalence interval "
-              "entirely outside its margin), **inconclusive** (neither; with the smallest "
-              "effect the runs could detect), **partially measured** (a part is missing), "
-              "**not testable here** (a precondition of the testbed is not met)."),
+        ("p", "Verdicts, fixed in code before data except where the section *Changes to the "
+              "rules* dates a change (docs/claims.md has each claim's checks, margins, "
+              "preconditions and the testbed factors it depends on): **reproduced** (every "
+              "check significant), **mixed** (its parts disagree: one significantly for it, "
+              "another against it), **contradicted** (significantly the other way, or an "
+              "equivalence interval entirely outside its margin, on a testbed that matches "
+              "the thesis's in every factor the result depends on), **not reproduced here** "
+              "(as contradicted, but this testbed differs from the thesis's in such a factor: "
+              "each is named), **inconclusive** (neither; with the smallest effect the runs "
+              "could detect), **partially measured** (a part is missing), **not testable "
+              "here** (a precondition of the testbed is not met)."),
         ("p", f"One-sided tests at alpha = {ALPHA}; a claim is the intersection of its checks; "
-              "Holm's correction runs over the claims of a family. Margins: \"constant\" within "
+              "Holm's correction runs over the claims of a family, and each check (a *part*) "
+              "gets its outcome at its claim's level. Beside every ratio: the values behind "
+              "it, ours (medians, in their unit) and the thesis's. Margins: \"constant\" within "
               f"x{STABLE_RATIO}, \"not worse\" above x1/{STABLE_RATIO}, \"holds the split\" "
               f"within +-{SHARE_MARGIN}. Intervals are 95% "
               "(90% for equivalence tests, as TOST reads them). Preconditions: "
@@ -57,16 +70,58 @@ def intro(claims: pd.DataFrame) -> list[Block]:
     ]
 
 
-def summary(claims: pd.DataFrame) -> list[Block]:
-    wide = claims.assign(family=[family_name(r) for _, r in claims.iterrows()]).pivot(
-        index="claim", columns="family", values="verdict")
-    wide = wide.reindex(list(CLAIMS)).fillna("")
-    wide.insert(0, "thesis", [CLAIMS[c].where for c in wide.index])
-    wide.columns.name = None
+def tally(claims: pd.DataFrame) -> str:
     counts = claims["verdict"].value_counts()
-    tally = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS)
-    return [("h2", "Summary"), ("p", f"Over all families: {tally}."),
-            ("table", wide.reset_index())]
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts.get(v, 0))
+
+
+def summary(claims: pd.DataFrame) -> list[Block]:
+    """Per family: each claim's verdict, its parts' outcomes and where this testbed differs
+    from the thesis's; the thesis's 23 claims counted apart from ours (C24)."""
+    thesis = claims[claims["claim"].isin(THESIS_CLAIMS)]
+    ours = claims[~claims["claim"].isin(THESIS_CLAIMS)]
+    blocks: list[Block] = [("h2", "Summary"), (
+        "p", f"The thesis's {len(THESIS_CLAIMS)} claims, over all families: {tally(thesis)}. "
+             f"Ours ({', '.join(sorted(set(ours['claim'])))}): {tally(ours)}.")]
+    for _, family in claims.groupby(FAMILY, sort=False):
+        table = family[["claim", "verdict", "parts", "differs"]].rename(
+            columns={"parts": "its parts", "differs": "this testbed differs in"})
+        table.insert(1, "thesis", [CLAIMS[c].where for c in table["claim"]])
+        blocks += [("h3", family_name(family.iloc[0])), ("table", table)]
+    return blocks
+
+
+def changes_blocks(claims: pd.DataFrame) -> list[Block]:
+    """The rules changed after data were seen (rules.py): first each changed verdict before
+    them and now, then each rule with every verdict it changed."""
+    blocks: list[Block] = [("h2", "Changes to the rules"), (
+        "p", "Rules of judging changed after data were seen, applied openly: each family is "
+             "judged under the rules before each change too, and every verdict a change "
+             "altered is listed, old -> new.")]
+    changed = claims[claims["changes"].fillna("") != ""]
+    several = claims.drop_duplicates(FAMILY).shape[0] > 1
+    if not changed.empty:
+        net = pd.DataFrame({
+            "claim": changed["claim"],
+            "before the changes": [c.split(": ", 1)[1].split(" -> ")[0]
+                                   for c in changed["changes"]],
+            "now": changed["verdict"],
+            "changed by": [", ".join(dict.fromkeys(part.split(": ")[0]
+                                                   for part in c.split("; ")))
+                           for c in changed["changes"]]})
+        if several:
+            net.insert(0, "family", [family_name(r) for _, r in changed.iterrows()])
+        blocks.append(("table", net))
+    for rule in RULES:
+        mine = [("" if not several else f"{family_name(row)}: ") + f"{row['claim']}: "
+                + "; ".join(part.split(": ", 1)[1] for part in row["changes"].split("; ")
+                            if part.startswith(f"{rule.name}: "))
+                for _, row in changed.iterrows()
+                if any(part.startswith(f"{rule.name}: ") for part in row["changes"].split("; "))]
+        blocks += [("h3", f"{rule.date}: {rule.name}"),
+                   ("p", f"**Rule:** {rule.what} **Why:** {rule.why}"),
+                   ("ul", mine) if mine else ("p", "It changed no verdict.")]
+    return blocks
 
 
 def starvation_blocks(starved: pd.DataFrame) -> list[Block]:
@@ -86,14 +141,18 @@ def check_item(row: Mapping[str, Any]) -> str:
     head = f"**{row['test']}** ({row['part']} half)"
     if row["status"] != MEASURED:
         return f"{head}: {row['status']}: {row['why_not']}"
+    shown = values_text(row)
+    shown = f" = {shown}" if shown else ""
+    scope = f"; this testbed differs in: {row['differs']}" if row["differs"] else ""
     tost = (f", 90% [{row['tost_low']:.3g}, {row['tost_high']:.3g}]"
             if pd.notna(row["tost_low"]) else "")
     starved = f"; starved: {row['starved_runs']}" if row["starved_runs"] else ""
     if row["excluded_runs"]:
         starved += f"; left out as CPU-bound: {row['excluded_runs']}"
-    return (f"{head}: ours {effect_text(row)}{tost} (n {row['n']}), thesis {row['thesis']}; "
-            f"{row['test_name']}: p = {row['p_for']:.3g} (opposite: {row['p_against']:.3g}); "
-            f"smallest detectable {detectable_text(row)}; runs: {row['runs']}{starved}")
+    return (f"{head}: **{row['outcome']}**: ours {effect_text(row)}{tost}{shown} "
+            f"(n {row['n']}), thesis {row['thesis']}; {row['test_name']}: p = "
+            f"{row['p_for']:.3g} (opposite: {row['p_against']:.3g}); smallest detectable "
+            f"{detectable_text(row)}{scope}; runs: {row['runs']}{starved}")
 
 
 def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]], figures: str,
@@ -109,7 +168,9 @@ def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]]
                           for name in info.figures
                           if (root / figures / row["campaign"] / f"{name}.png").is_file())
         blocks.append(("h3", f"{family_name(row)}: {row['verdict']}"))
-        blocks.append(("p", f"**Why:** {row['why']}" + (f" **Figure:** {links}" if links else "")))
+        parts = f" **Parts:** {row['parts']}." if row["parts"] else ""
+        blocks.append(("p", f"**Why:** {row['why']}.{parts}"
+                       + (f" **Figure:** {links}" if links else "")))
         family = checks.get((claim, *(row[key] for key in FAMILY)), [])
         if family:
             blocks.append(("ul", [check_item(r) for r in family]))
@@ -119,7 +180,7 @@ def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]]
 def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd.DataFrame,
              figures: str, root: Path) -> list[Block]:
     blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
-                           *starvation_blocks(starved)]
+                           *changes_blocks(claims), *starvation_blocks(starved)]
     # rows grouped once: selecting them from the frames claim by claim was most of the time
     rows: dict[str, list[dict]] = {}
     for row in claims.to_dict("records"):
@@ -173,8 +234,11 @@ def to_html(blocks: list[Block]) -> str:
 
 def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
     keys = [*FAMILY, "claim"]
-    merged = claims[[*keys, "verdict", "why", "p_for_holm", "p_against_holm"]].merge(
+    merged = claims[[*keys, "verdict", "why", "parts", "differs", "changes", "p_for_holm",
+                     "p_against_holm"]].rename(columns={"differs": "scope_differs"}).merge(
         checks, on=keys, how="left")
+    merged["unit"] = [unit_of(row) if pd.notna(row["kind"]) else ""
+                      for row in merged.to_dict("records")]
     return merged.reindex(columns=CSV_COLUMNS)
 
 

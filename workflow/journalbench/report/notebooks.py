@@ -12,6 +12,7 @@ campaign's parameters into ROOT/results/CAMPAIGN/notebooks/NAME.ipynb.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from collections.abc import Iterable
@@ -118,6 +119,9 @@ def run(campaign: str, root: Path, names: list[str]) -> int:
 
     out = root / "results" / campaign / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
+    diagrams = root / "notebooks" / "diagrams"
+    if diagrams.is_dir():  # the executed copies' Markdown shows them by a relative path
+        shutil.copytree(diagrams, out / "diagrams", dirs_exist_ok=True)
     kernel = SharedClientKernel(kernel_name="python3")
     kernel.start_kernel(cwd=str(root / "notebooks"))
     try:

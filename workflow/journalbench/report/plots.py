@@ -1,8 +1,11 @@
-"""Figure builders shared by the notebooks. Every figure names the host it was measured on,
+"""Figure builders shared by the notebooks. Every figure names the host it was measured on
+(views.host_line: a short line; the rest is in the caption and the notebook's host line),
 and its arms as views.arm_label does (a VM under TCG says so), the VM first. Runs on
 different device profiles are drawn in panels side by side (views.panels), each with its own
 y scale where the quantity's scale follows the device (MB/s), the same arms at the same places
-and colours in every panel, and one legend."""
+and colours in every panel, and one legend. Where the thesis states a value of what a figure
+shows (thesis_values), it is marked and labelled "thesis"; a panel whose bars differ more than
+tenfold is drawn on a logarithmic scale (spans_decades)."""
 
 from __future__ import annotations
 
@@ -13,17 +16,22 @@ from io import BytesIO
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 import seaborn as sns
 
 from journalbench.judge import stats
+from journalbench.report import thesis_values
 from journalbench.report.views import arm_order, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
 PNG_DPI = 130
 TITLE_CHARS_PER_IN = 13  # characters of a 10-pt title per inch of figure
 TICK_CHAR_IN = 0.09  # width of a tick label's character at seaborn's notebook context, inches
+TENFOLD = 10.0  # bars further apart than this lose the small ones on a linear scale
+GROUP_WIDTH = 0.8  # the width of one x level's bars or dots (seaborn's default)
+THESIS_MARKERS = ("D", "s", "^", "v", "P")  # one per thesis value's platform within a figure
 # figures are drawn at the PNG's resolution: laying one out (tight_layout) and saving it then
 # measure every text with the same renderer, once
 plt.rcParams["figure.dpi"] = PNG_DPI
@@ -84,9 +92,11 @@ def one_legend(axes: list[plt.Axes]) -> None:
 
 
 def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
-         ylabel: str, order: list[str] | None = None) -> plt.Figure:
+         ylabel: str, order: list[str] | None = None, thesis: str | None = None) -> plt.Figure:
     """Median over repetitions with its 95% bootstrap CI, per x and hue; a panel per device
-    profile. The intervals are the tables' own (stats.condition_medians), not seaborn's."""
+    profile. The intervals are the tables' own (stats.condition_medians), not seaborn's.
+    `thesis`: the figure's name, whose thesis values (thesis_values) are marked; a panel whose
+    medians differ more than tenfold gets a logarithmic y axis."""
     if "arm" in (x, hue):
         frame = labelled_arms(frame)
     order = [str(v) for v in order or levels(frame, x)]
@@ -97,12 +107,33 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
         rows = rows.assign(**{x: rows[x].astype(str), hue: rows[hue].astype(str)})
         table = stats.condition_medians(rows, [x, hue], y)
         grouped_bars(ax, table, x, hue, order, hue_order)
+        mark_thesis(ax, thesis, x, hue, order, hue_order)
         ax.set_xlabel(x)
         ax.set_ylabel(ylabel)
+        if spans_decades(table["median"]):
+            logarithmic(ax, table)
         if crowded(ax, order):
             slanted(ax)
     one_legend(axes)
     return titled(fig, title, host)
+
+
+def spans_decades(values: pd.Series | np.ndarray | list[float],
+                  factor: float = TENFOLD) -> bool:
+    """Do the positive values differ more than `factor`-fold? (Then the smallest bars vanish
+    on a linear axis: c22's VM Redis at ~500 ops/s beside containers at ~18,000.)"""
+    found = np.asarray(values, dtype=float)
+    found = found[np.isfinite(found) & (found > 0)]
+    return bool(found.size > 1 and found.max() > factor * found.min())
+
+
+def logarithmic(ax: plt.Axes, table: pd.DataFrame) -> None:
+    """A log y axis from below the lowest interval, its ticks in plain numbers, saying so."""
+    floor = pd.concat([table["low"], table["median"]]).where(lambda v: v > 0).min()
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=floor / 2)
+    ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_ylabel(f"{ax.get_ylabel()} (log scale)")
 
 
 def slanted(ax: plt.Axes) -> None:
@@ -133,6 +164,60 @@ def grouped_bars(ax: plt.Axes, table: pd.DataFrame, x: str, hue: str, order: lis
         ax.legend(title=hue)
 
 
+def slots(at: str | None, arm: str, x: str, hue: str | None, order: list[str],
+          hue_order: list[str]) -> list[tuple[float, float]]:
+    """Where a thesis value of `arm` at condition `at` (None: every condition) sits: the
+    (centre, width) of each bar or dot column of that arm and condition drawn (arms matched
+    by name, so `vm (TCG)` is the vm); none when the figure does not draw it."""
+    def own(labels: list[str]) -> list[int]:
+        return [i for i, label in enumerate(labels) if label.split(" (", 1)[0] == arm]
+
+    if x == "arm":
+        return [(float(i), GROUP_WIDTH) for i in own(order)]
+    if hue != "arm":
+        return []
+    ats = [i for i, level in enumerate(order) if at is None or level == at]
+    width = GROUP_WIDTH / max(len(hue_order), 1)
+    return [(j - GROUP_WIDTH / 2 + width * (i + 0.5), width)
+            for j in ats for i in own(hue_order)]
+
+
+def mark_thesis(ax: plt.Axes, figure: str | None, x: str, hue: str | None, order: list[str],
+                hue_order: list[str]) -> None:
+    """The thesis's values of `figure` (thesis_values) over our bars or dots: a value as a
+    black line across its column with a marker, a range as a vertical bar; each platform's
+    marker once in the legend, after our series, as "thesis: ... (figure, page)"."""
+    values = thesis_values.marks(figure) if figure else pd.DataFrame()
+    markers = dict(zip(dict.fromkeys(values.get("label", [])), THESIS_MARKERS * 4, strict=False))
+    shown: set[str] = set()
+    for _, mark in values.iterrows():
+        at = None if pd.isna(mark["at"]) else str(mark["at"])
+        single = pd.isna(mark["high"])
+        for centre, width in slots(at, mark["arm"], x, hue, order, hue_order):
+            if single:
+                ax.hlines(mark["value"], centre - width * 0.45, centre + width * 0.45,
+                          color="black", linewidth=1.5, zorder=4)
+            else:
+                ax.vlines(centre, mark["value"], mark["high"], color="black", linewidth=2.5,
+                          zorder=4)
+            middle = mark["value"] if single else (mark["value"] + mark["high"]) / 2
+            ax.plot([centre], [middle], marker=markers[mark["label"]], color="black",
+                    markerfacecolor="white", markersize=6, linestyle="none", zorder=5,
+                    label=None if mark["label"] in shown else mark["label"])
+            shown.add(mark["label"])
+    if shown and ax.get_legend() is not None:  # the legend gathers the marks too
+        title = ax.get_legend().get_title().get_text() or None
+        ax.legend(*thesis_last(ax), title=title)
+
+
+def thesis_last(ax: plt.Axes) -> tuple[list, list[str]]:
+    """The axes' legend entries, ours first and the thesis's after them."""
+    handles, labels = ax.get_legend_handles_labels()
+    pairs = sorted(zip(handles, labels, strict=True),
+                   key=lambda pair: pair[1].startswith("thesis"))
+    return [h for h, _ in pairs], [label for _, label in pairs]
+
+
 @contextmanager
 def fixed_jitter(seed: int = 0) -> Iterator[None]:
     """Seaborn jitters dots with NumPy's global generator: seeded here, a figure comes out the
@@ -146,27 +231,33 @@ def fixed_jitter(seed: int = 0) -> Iterator[None]:
 
 
 def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | None = None,
-           column: str = "achieved_share", slant: bool = False) -> plt.Figure:
+           column: str = "achieved_share", slant: bool = False,
+           thesis: str | None = None) -> plt.Figure:
     """Each run's share (dots) per condition, with the share the weights promise; a panel per
-    device profile (all on the same 0-1 scale)."""
+    device profile (all on the same 0-1 scale). `thesis`: the figure's name, whose thesis
+    values (thesis_values) are marked."""
     frame = labelled_arms(frame)
     arms = arms_in(frame)
+    order = arms if x == "arm" else [str(v) for v in levels(frame, x)]
     groups = panels(frame)
     fig, axes = panel_axes(groups, 7, 3.8)
     for ax, (_, rows) in zip(axes, groups, strict=True):
         with fixed_jitter():
             sns.stripplot(data=rows, x=x, y=column, hue="arm" if x != "arm" else None,
-                          dodge=x != "arm", order=arms if x == "arm" else levels(frame, x),
+                          dodge=x != "arm", order=order if x == "arm" else levels(frame, x),
                           hue_order=arms if x != "arm" else None, size=7, ax=ax)
         if target is not None:
             ax.axhline(target, color="black", linestyle="--", linewidth=1,
-                       label=f"target {target}")
+                       label=f"the weight's share {target}")
+        mark_thesis(ax, thesis, x, "arm" if x != "arm" else None, order, arms)
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of the disk (bytes)")
-        if slant or crowded(ax, arms if x == "arm" else levels(frame, x)):
+        if slant or crowded(ax, order):
             slanted(ax)
-    if target is not None:  # the legend gathers the arms' dots and the target line
-        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    if target is not None or thesis in thesis_values.THESIS_VALUES:
+        # the legend gathers the arms' dots, the target line and the thesis's marks
+        axes[-1].legend(*thesis_last(axes[-1]), loc="upper left", bbox_to_anchor=(1.01, 1),
+                        fontsize=8)
     one_legend(axes)
     return titled(fig, title, host)
 
@@ -206,26 +297,67 @@ def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
     return titled(fig, title, host)
 
 
+LEGEND_CHARS = 44  # a check's label wraps at this many characters under its panel
+
+
+def check_label(number: object, check: pd.DataFrame) -> str:
+    """A line's legend entry: its number (as the notebook's table numbers it) and what it
+    compares (the check's `test`, wrapped), or the number alone where the rows have no test."""
+    if "test" not in check.columns:
+        return f"check {number}"
+    return textwrap.fill(f"{number}: {check['test'].iloc[0]}", LEGEND_CHARS)
+
+
 def check_line(ax: plt.Axes, xs: pd.Series, check: pd.DataFrame, number: object) -> str:
     """One check's effects with their 95% intervals at `xs`, labelled with its number at the
-    last point; returns the line's colour."""
+    last point and in the legend with what it compares; returns the line's colour."""
     line = ax.errorbar(xs, check["effect"],
                        yerr=[check["effect"] - check["low"], check["high"] - check["effect"]],
-                       marker="o", capsize=3, linewidth=1)
+                       marker="o", capsize=3, linewidth=1, label=check_label(number, check))
     color = line[0].get_color()
     ax.annotate(str(number), (xs.iloc[-1], check["effect"].iloc[-1]), xytext=(4, 0),
                 textcoords="offset points", fontsize=8, color=color, va="center")
     return color
 
 
+def legend_below(ax: plt.Axes, below: float = 0.3) -> None:
+    """The panel's legend `below` (a fraction of the axes' height) under its x axis: every
+    line named (the labels are long, so they stack rather than crowd the plot)."""
+    handles, labels = ax.get_legend_handles_labels()
+    pairs = sorted(zip(handles, labels, strict=True),
+                   key=lambda pair: pair[1].startswith("smallest"))  # the checks first
+    ax.legend([h for h, _ in pairs], [label for _, label in pairs], loc="upper center",
+              bbox_to_anchor=(0.5, -below), fontsize=7, frameon=False)
+
+
+def plain_log_ticks(ax: plt.Axes, axes: str = "y") -> None:
+    """Log-axis ticks in plain numbers (0.68, not 6.8 x 10^-1)."""
+    plain = mticker.FuncFormatter(lambda v, _: f"{v:.3g}")
+    for axis in (ax.xaxis if "x" in axes else None, ax.yaxis if "y" in axes else None):
+        if axis is not None:
+            axis.set_major_formatter(plain)
+            axis.set_minor_formatter(mticker.NullFormatter())
+
+
+def legend_height(effects: pd.DataFrame) -> float:
+    """Inches the tallest panel's legend needs under it: its checks' wrapped labels and the
+    line of the effect of interest (7-pt text)."""
+    if "test" not in effects.columns or effects.empty:
+        return 0.6
+    lines = [sum(check_label(n, c).count("\n") + 1 for n, c in rows.groupby("check"))
+             for _, rows in effects.groupby("claim")]
+    return 0.15 * (max(lines) + 2) + 0.4
+
+
 def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Figure:
     """Each ratio check's effect (95% interval) against the device's fsync cost, a panel per
     claim, both axes logarithmic: 1 is no effect, the dotted lines the check's smallest effect
-    of interest either way; each line is labelled with its check's number in the rows
-    (device_class.effects)."""
+    of interest either way (the thesis's effect where it gives one); each line is labelled with
+    its check's number in the rows (device_class.effects) and, in the legend under its panel,
+    with what it compares."""
     claims = list(dict.fromkeys(effects["claim"]))
-    fig, axes = plt.subplots(1, max(len(claims), 1), figsize=(2.6 * max(len(claims), 1), 3.6),
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, max(len(claims), 1), squeeze=False, sharey=True,
+                             figsize=(3.2 * max(len(claims), 1), 3.6 + legend_height(effects)))
     for ax, claim in zip(axes[0], claims, strict=False):
         rows = effects[effects["claim"] == claim]
         for number, check in rows.groupby("check", sort=True):
@@ -235,31 +367,41 @@ def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Fi
             for level in (interest, 1 / interest):
                 ax.axhline(level, color=color, linestyle=":", linewidth=0.8)
         ax.axhline(1, color="black", linewidth=0.8)
+        ax.plot([], [], color="0.4", linestyle=":", linewidth=0.8,
+                label="smallest effect of interest\n(the thesis's where it gives one)")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        plain_log_ticks(ax, "xy")
         ax.set_title(claim, fontsize=10)
         ax.set_xlabel("fsync alone (ms)")
-    axes[0][0].set_ylabel("effect (ratio)")
+        legend_below(ax)
+    axes[0][0].set_ylabel("effect (ratio; 1 = none)")
     return titled(fig, title, host)
 
 
 def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str) -> plt.Figure:
     """Each check's effect (95% interval) under each BFQ setting (column `x`, ordered: the
-    baseline first), a panel per claim on its own logarithmic y scale (a share check's effect
-    is a share, a ratio check's a ratio); each line is labelled with its check's number."""
+    baseline first), a panel per claim on its own y scale, logarithmic where the panel's
+    effects differ more than tenfold (a share check's effect is a share, a ratio check's a
+    ratio); each line is labelled with its check's number and, in the legend under its panel,
+    with what it compares."""
     claims = list(dict.fromkeys(effects["claim"]))
     order = levels(effects, x)
-    fig, axes = plt.subplots(1, max(len(claims), 1), figsize=(3.2 * max(len(claims), 1), 4.2),
-                             squeeze=False)
+    fig, axes = plt.subplots(1, max(len(claims), 1), squeeze=False,
+                             figsize=(3.4 * max(len(claims), 1), 4.6 + legend_height(effects)))
     for ax, claim in zip(axes[0], claims, strict=False):
         rows = effects[effects["claim"] == claim]
         for number, check in rows.groupby("check", sort=True):
             check = check.assign(at=[order.index(v) for v in check[x]]).sort_values("at")
             check_line(ax, check["at"], check, number)
-        ax.set_yscale("log")
+        if spans_decades(pd.concat([rows["low"], rows["high"]])):
+            ax.set_yscale("log")
+            plain_log_ticks(ax)
         ax.set_xticks(range(len(order)), order)
+        ax.set_xlim(-0.3, len(order) - 0.7)
         slanted(ax)
         ax.set_title(claim, fontsize=10)
+        legend_below(ax, below=0.45)  # under the slanted setting names
     axes[0][0].set_ylabel("effect (share or ratio)")
     return titled(fig, title, host)
 

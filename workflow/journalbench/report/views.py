@@ -26,6 +26,7 @@ from journalbench.judge.selection import (
     starvation_pair,
     victims,
 )
+from journalbench.runfolder import RUN_KEY, RunKey
 from journalbench.tidy.build import tidy
 from journalbench.tidy.tables import read_tidy, tidy_paths
 from journalbench.vocabulary import ARMS, DEFAULT_PROFILE, PROFILES
@@ -109,10 +110,35 @@ def host_label(runs: pd.DataFrame) -> str:
         accel = sorted(set(group["virt_accel"].dropna()))
         if accel:  # a VM under TCG emulates its CPU: its numbers are not a KVM guest's
             label += f", vm under {'+'.join(a.upper() for a in accel)}"
-            bound = int(group["cpu_bound"].fillna(0).sum())
+            # container tenants are flagged too (server or client out of CPU): not counted here
+            vm = group[group["arm"] == "vm"]
+            bound = int(vm["cpu_bound"].fillna(0).sum())
             label += f" ({bound} CPU-bound vm tenant-runs)" if bound else ""
         parts.append(label + ")")
     return "; ".join(parts)
+
+
+def host_line(runs: pd.DataFrame) -> str:
+    """A figure title's short host line: each host, its device profiles with what an fsync
+    costs there (a high-fsync writer alone on its own ext4, else the device's raw fsync), and a
+    VM under TCG. The rest (kernels, the device's raw fsync latency, CPU-bound VM runs) is in
+    host_label, which each notebook prints first; the captions say so."""
+    runs = profiled(runs)
+    parts = []
+    for host, group in runs.groupby("host"):
+        devices = [fsync_cost(profile, group[group[PROFILE] == profile])
+                   for profile in profile_order(group[PROFILE])]
+        accel = "+".join(a.upper() for a in sorted(set(group["virt_accel"].dropna())))
+        vm = [f"vm under {accel}"] if accel else []
+        parts.append(", ".join([f"host {host}", *devices, *vm]))
+    return "; ".join(parts)
+
+
+def fsync_cost(profile: str, rows: pd.DataFrame) -> str:
+    """What an fsync costs on one device profile, in a few words (host_line)."""
+    if "ref_high_fsync_ms" in rows.columns and rows["ref_high_fsync_ms"].notna().any():
+        return f"{profile}: fsync alone {rows['ref_high_fsync_ms'].median():.3g} ms"
+    return f"{profile}: device fsync {rows['device_fsync_lat_ms'].median():.2f} ms"
 
 
 def arm_label(arm: str, accel: Any) -> str:
@@ -250,9 +276,9 @@ def fileprep_table(processed: Path | str, raw: Path | str) -> pd.DataFrame | Non
 def mysql_pair_totals(pairs: pd.DataFrame) -> pd.DataFrame:
     """Per pair run, the 70% tenant's row with `ops_s` the two tenants' together (the thesis's
     Fig 4.1 stacks them) and `case` = 'two instances'; NaN when a tenant's is missing."""
-    total = pairs.groupby(["host", "run_id"])["ops_s"].sum(min_count=2)
+    total = pairs.groupby(list(RUN_KEY))["ops_s"].sum(min_count=2)
     mine = pairs[pairs["tenant"] == "victim"]
-    keys = pd.MultiIndex.from_frame(mine[["host", "run_id"]])
+    keys = pd.MultiIndex.from_frame(mine[list(RUN_KEY)])
     return mine.assign(ops_s=total.reindex(keys).to_numpy(), case="two instances (sum)")
 
 
@@ -345,14 +371,11 @@ def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:
     return cell_table(rows, "fsync_lat_mean_ms", digits=3)
 
 
-def shares_over_time(samples: pd.DataFrame, run_id: str,
-                     host: str | None = None) -> pd.DataFrame:
+def shares_over_time(samples: pd.DataFrame, run: RunKey) -> pd.DataFrame:
     """Per second: each tenant's own bytes and each jbd2 thread's bytes as a share of the
-    device's bytes in that second (the thesis's disk-share-over-time plots). `host` picks one
-    host's run where several ran the same spec (a run id is the same on every host)."""
-    run = samples[samples["run_id"] == run_id]
-    if host is not None:
-        run = run[run["host"] == host]
+    device's bytes in that second (the thesis's disk-share-over-time plots), of one run."""
+    run = samples[(samples["run_id"] == run.run_id) & (samples["host"] == run.host)
+                  & (samples["campaign"] == run.campaign)]
     device = run[run["kind"] == "device"].set_index("t")["bytes"]
     parts = run[run["kind"].isin(("tenant", "jbd2"))].copy()  # not ops (YCSB's per second)
     parts["bytes_shown"] = parts["own_bytes"].where(parts["kind"] == "tenant", parts["bytes"])
@@ -374,7 +397,7 @@ def jbd2_run_shares(runs: pd.DataFrame) -> pd.DataFrame:
     own journal's) in bytes, requests and device time, beside the victim's row (its arm,
     `beside`, device profile...). NaN in a currency the run was sampled without."""
     rows = []
-    for _, run in runs.groupby(["host", "run_id"], sort=True):
+    for _, run in runs.groupby(list(RUN_KEY), sort=True):
         victim = run[run["tenant"] == "victim"]
         if victim.empty:
             continue
@@ -399,14 +422,15 @@ def jbd2_shares(runs: pd.DataFrame, by: tuple[str, ...] = ("arm", "beside")) -> 
     return table[[*keys, "currency", "median", "low", "high", "n"]]
 
 
-def example_run(runs: pd.DataFrame, **where: Any) -> str | None:
-    """The first repetition's run id of a condition (for time-series plots)."""
+def example_run(runs: pd.DataFrame, **where: Any) -> RunKey | None:
+    """The first repetition's run of a condition (for time-series plots)."""
     rows = runs
     for key, value in where.items():
         rows = rows[rows[key] == value]
     if rows.empty:
         return None
-    return str(rows.sort_values(["repetition", "run_id"])["run_id"].iloc[0])
+    first = rows.sort_values(["repetition", *RUN_KEY]).iloc[0]
+    return RunKey(*(str(first[key]) for key in RUN_KEY))
 
 
 def example_shares(samples: pd.DataFrame, runs: pd.DataFrame, **where: Any) -> pd.DataFrame:
@@ -415,12 +439,11 @@ def example_shares(samples: pd.DataFrame, runs: pd.DataFrame, **where: Any) -> p
     run matches."""
     parts = []
     for title, rows in panels(runs):
-        run_id = example_run(rows, **where)
-        if run_id is None:
+        run = example_run(rows, **where)
+        if run is None:
             continue
-        host = str(rows["host"].iloc[0]) if "host" in rows.columns else None  # one per panel
-        parts.append(shares_over_time(samples, run_id, host).assign(
-            panel=f"{title}\nrun {run_id}" if title else f"run {run_id}"))
+        parts.append(shares_over_time(samples, run).assign(
+            panel=f"{title}\nrun {run}" if title else f"run {run}"))
     if not parts:
         return pd.DataFrame(columns=["t", "label", "kind", "share", "panel"])
     return pd.concat(parts, ignore_index=True)
@@ -432,3 +455,52 @@ def write_table(table: pd.DataFrame, results: Path | str, name: str, index: bool
     table.to_csv(results / f"{name}.csv", index=index)
     (results / f"{name}.md").write_text(table.to_markdown(index=index) + "\n")
 
+
+
+# -- tables as a reader sees them ----------------------------------------------------------
+
+# pandas' display for the notebooks: no cell cut short (a check's label, a BFQ setting such as
+# "strict_guarantees=1 slice_idle_us=8000 low_latency=1" shown whole), every column, three
+# decimals. Set by each notebook (`views.readable()`): nbval runs each on its own.
+DISPLAY_OPTIONS = {"display.max_colwidth": None, "display.max_columns": None,
+                   "display.width": 250, "display.precision": 3, "display.max_rows": 250}
+
+
+def readable() -> None:
+    for option, value in DISPLAY_OPTIONS.items():
+        pd.set_option(option, value)
+
+
+def p_text(p: float) -> str:
+    """A p-value as a reader takes it in: four decimals, "< 0.0001" below that ("" if none)."""
+    if pd.isna(p):
+        return ""
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def checks_table(tests: pd.DataFrame, claims: list[str]) -> pd.DataFrame:
+    """The claims' checks as the ledger judged them (claims.tests_of rows), a row per check
+    and family: what it compares, the test and its decision (p both ways, readable), our
+    effect with its interval and the medians behind it in their unit, the thesis's figure,
+    the part's outcome, the claim's Holm p and verdict, and where this testbed differs from
+    the thesis's (why an opposite result is "not reproduced here")."""
+    from journalbench.judge.claims.verdicts import values_text
+
+    rows = profiled(tests[tests["claim"].isin(claims)])
+    measured = rows["status"] == "measured"
+    table = rows[apart(rows)].copy()
+    table["claim"] = rows["claim"]
+    table["part"] = rows["part"]
+    table["check"] = rows["test"]
+    table["test"] = rows["test_name"]
+    table["ours: effect [95% interval]"] = rows["ours"]
+    table["our medians"] = [values_text(r) if m else "" for (_, r), m
+                            in zip(rows.iterrows(), measured, strict=True)]
+    table["thesis"] = rows["thesis"]
+    table["p for"] = rows["p_for"].map(p_text)
+    table["p against"] = rows["p_against"].map(p_text)
+    table["part's outcome"] = rows["part_outcome"]
+    table["claim: p (Holm)"] = rows["p_holm"].map(p_text)
+    table["claim's verdict"] = rows["outcome"]
+    table["testbed differs in"] = rows["differs_short"]
+    return table.reset_index(drop=True)

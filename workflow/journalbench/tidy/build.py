@@ -1,10 +1,16 @@
 """`journalbench tidy RAW_DIR --out data/processed/`: run folders -> parquet tables.
 
-Every folder below RAW_DIR holding a spec.json is a run. Incomplete ones (manifest missing or
-not matching) and unusable ones (a file that does not parse) are listed on stderr, one line
-each, and in skipped.parquet; the others become rows of runs.parquet and samples.parquet.
-experiments.parquet says which experiment (and claims) of its campaign file every planned run
-belongs to (columns: data/SCHEMA.md).
+Every folder below RAW_DIR holding a spec.json or a MANIFEST.json is a run. Interrupted
+measurements (`<run id>.partial`: status incomplete), unusable runs (a file that does not parse)
+and duplicates are listed on stderr, one line each, and in skipped.parquet; the others become
+rows of runs.parquet and samples.parquet. experiments.parquet says which experiment (and
+claims) of its campaign file every planned run belongs to (columns: data/SCHEMA.md).
+
+A damaged run folder (no MANIFEST.json, or a file that does not match it) stops the analysis:
+each is named on stderr with how to restore it and listed in skipped.parquet (status damaged),
+and no other table is written (a stale one is removed), so nothing downstream reads tables that
+silently lack a run. The checksums are verified here, on every tidy (0.5 s for the 2,139 shipped
+runs, 1.5 s from a cold page cache), not in the Snakefile, which every invocation parses.
 
 Incremental: the runs' rows are cached in OUT/cache/ (tidy/cache.py), each run's keyed by the
 sha256 of its MANIFEST.json (which pins every file of the run) and the parser version, so a
@@ -17,6 +23,7 @@ tidy/parse/.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,13 +66,26 @@ class Outcome:
     cached: list[Path] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
+    damaged: list[Path] = field(default_factory=list)  # their tables were not written
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.damaged)
 
 
 def run_folders(raw_dir: Path) -> list[Path]:
+    """The folders below `raw_dir` that hold a spec.json or a MANIFEST.json: every run folder,
+    a damaged one that lost either file included (a folder that lost both is caught by the
+    plan step, common.smk, when its campaign is planned)."""
     if not raw_dir.is_dir():
         raise ConfigError(f"{raw_dir}: no such directory")
-    # the cache may live below RAW_DIR's parent but never holds a spec.json
-    return sorted(spec.parent for spec in raw_dir.rglob(runfolder.SPEC))
+    found = []
+    for top, subfolders, files in os.walk(raw_dir):
+        if runfolder.SPEC in files or runfolder.MANIFEST in files:
+            found.append(Path(top))
+            subfolders.clear()  # a run's own subfolders (guest/) hold no run
+    # the cache may live below RAW_DIR's parent but never holds a spec.json or a manifest
+    return sorted(found)
 
 
 def cache_key(folder: Path) -> str:
@@ -108,6 +128,23 @@ def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
     print(f"tidy: {status} run skipped: {reason}", file=sys.stderr)
 
 
+def unverified(outcome: Outcome, folder: Path) -> bool:
+    """Whether a run folder cannot be analysed as it is: an interrupted measurement (skipped,
+    a resumed campaign runs it again) or a damaged run (recorded: it stops the analysis)."""
+    if runfolder.in_flight(folder):
+        skip(outcome, folder, "incomplete", f"{folder}: an interrupted measurement, never "
+                                            "analysed (a resumed campaign runs it again)")
+        return True
+    why = runfolder.first_damage(folder)
+    if why is None:
+        return False
+    line = runfolder.damage_line(folder, why)
+    outcome.skipped.append({"folder": str(folder), "status": "damaged", "reason": line})
+    outcome.damaged.append(folder)
+    print(f"tidy: {line}", file=sys.stderr)
+    return True
+
+
 def write(table: Any, target: Path) -> None:
     """Write a parquet file atomically."""
     import pyarrow.parquet as pq
@@ -115,6 +152,16 @@ def write(table: Any, target: Path) -> None:
     tmp = target.with_suffix(".tmp")
     pq.write_table(table, tmp)
     tmp.rename(target)
+
+
+def stop(outcome: Outcome, out: Path) -> Outcome:
+    """Write only skipped.parquet, the damaged runs in it, and remove the other tables."""
+    skipped = rowcache.to_table(outcome.skipped, SKIPPED_COLUMNS)
+    write(skipped, out / "skipped.parquet")
+    for name in TABLES.keys() - {"skipped"}:
+        (out / f"{name}.parquet").unlink(missing_ok=True)
+    outcome.rows = {"skipped": skipped.num_rows}
+    return outcome
 
 
 def campaign_plans(names: set[str], given: list[Path]) -> dict[str, Plan]:
@@ -174,9 +221,7 @@ def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outco
     for folder in run_folders(raw_dir):
         if folder.is_relative_to(cache.folder):
             continue
-        problems = runfolder.manifest_problems(folder)
-        if problems:
-            skip(outcome, folder, "incomplete", problems[0])
+        if unverified(outcome, folder):
             continue
         key = cache_key(folder)
         try:
@@ -189,7 +234,9 @@ def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outco
             continue
         seen[ids] = folder
         order.append(key)
-    kept = cache.save()
+    kept = cache.save()  # the runs parsed are kept, damage or not
+    if outcome.stopped:
+        return stop(outcome, out)
     run_table = rowcache.in_order(kept["runs"], order)
     tables = {
         "runs": run_table,

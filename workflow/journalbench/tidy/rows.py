@@ -29,7 +29,7 @@ from journalbench.formats.samples import Sample, parse_samples
 from journalbench.tidy import currencies
 from journalbench.tidy.currencies import same_cgroup
 from journalbench.tidy.parse import TOOLS, metrics
-from journalbench.vocabulary import DEFAULT_IO_CONTROL, VM
+from journalbench.vocabulary import BFQ, DEFAULT_IO_CONTROL, VM
 
 MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
@@ -70,7 +70,7 @@ GUEST_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 HOST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("hostname", "string"), ("kernel", "string"), ("cgroup_version", "int64"),
-    ("scheduler", "string"), ("device_kind", "string"),
+    ("writeback_attributed", "int64"), ("scheduler", "string"), ("device_kind", "string"),
     ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
     ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
     ("io_control", "string"), ("device_profile", "string"), ("emulator_cpu_share", "float64"),
@@ -161,6 +161,7 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
         "hostname": need(host, "hostname", path, str),
         "kernel": need(host, "kernel", path, str),
         "cgroup_version": int(need(host, "cgroup_version", path, (int, str))),
+        "writeback_attributed": writeback_attributed(host, path),
         "scheduler": need(host, "scheduler", path, str),
         "device_kind": need(host, "device.kind", path, str),
         "device_fsync_lat_ms": float(need(host, "device_fsync_lat_ms.mean", path, number)),
@@ -175,8 +176,23 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
 
 def bfq_label(host: dict[str, Any], path: Path) -> str:
     """The BFQ tunables a study may vary, as the run read them back: runs of two settings
-    are never pooled (views.apart, the ledger's families)."""
+    are never pooled (views.apart, the ledger's families); "" for a run whose weights another
+    I/O control enforced (it records no BFQ tunables)."""
+    if io_control(host, path) != BFQ and "bfq" not in host:
+        return ""
     return " ".join(f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED)
+
+
+def writeback_attributed(host: dict[str, Any], path: Path) -> int | None:
+    """1 when a buffered writer's write-back was charged to its own cgroup (memory and io both
+    on cgroup v2), as host.json records it; a run made before the record: 0 on cgroup v1, where
+    the kernel's flushers write back for no tenant, else unknown (null)."""
+    if "writeback_attributed" in host:
+        value = host["writeback_attributed"]
+        if not isinstance(value, bool):
+            raise problem(path, f"'writeback_attributed' is {value!r}, not true or false")
+        return int(value)
+    return 0 if int(host.get("cgroup_version", 0)) == 1 else None
 
 
 def io_control(host: dict[str, Any], path: Path) -> str:

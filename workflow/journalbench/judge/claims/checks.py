@@ -16,6 +16,8 @@ Kinds (each a t statistic, journalbench.judge.stats.TStat, read in both directio
 - NOT_WORSE: a vs b on the log scale (Welch), one-sided against the margin: "not worse" when
   the ratio is above 1/margin, contradicted when it lies entirely below (the lower half of
   EQUIVALENT's TOST).
+- DIFFERENCE: a vs b from different runs on the share scale (Welch): effect = a's mean share
+  minus b's; for shares that may be 0 (a starved tenant), which no log takes.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ import pandas as pd
 from journalbench.judge import stats
 
 RATIO, PAIRED, TREND, EQUIVALENT, SHARE = "ratio", "paired", "trend", "equivalent", "share"
-LEVEL, NOT_WORSE = "level", "not-worse"
-SHARE_KINDS = (SHARE, LEVEL)  # effects on the share scale; the others are ratios
+LEVEL, NOT_WORSE, DIFFERENCE = "level", "not-worse", "difference"
+SHARE_KINDS = (SHARE, LEVEL, DIFFERENCE)  # effects on the share scale; the others are ratios
+TWO_SAMPLE = (RATIO, EQUIVALENT, NOT_WORSE, DIFFERENCE)
 MARGIN_KINDS = (EQUIVALENT, SHARE, NOT_WORSE)  # judged against a margin, with a 90% interval
 ALPHA = 0.05
 INTEREST_RATIO = 1.20  # smallest change of interest when the thesis gives no number: 20%
@@ -43,6 +46,7 @@ TEST_NAMES = {
     SHARE: "TOST on the mean share",
     LEVEL: "one-sample t of the mean share against the level, one-sided",
     NOT_WORSE: "Welch t on log values against the margin, one-sided (non-inferiority)",
+    DIFFERENCE: "Welch t on shares, one-sided",
 }
 
 
@@ -65,6 +69,9 @@ class Check:
     part: str = "container"  # which half of the claim: "container" or "vm"
     missing: str = "no runs of this condition in the campaign"
     excluded: tuple[str, ...] = ()  # runs of its conditions left out (preconditions.DB_CPU)
+    column: str = ""  # the runs-table column its values come from (their unit)
+    since: str = ""  # the rule (rules.py) that brought it in; "" for always
+    until: str = ""  # the rule that replaced it: judged only to list what that rule changed
 
 
 @dataclass
@@ -105,7 +112,7 @@ def ratio(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame, co
     rows = (rows_a if rows_b.empty else rows_b if rows_a.empty
             else pd.concat([rows_a, rows_b]))
     return Check(claim, label, RATIO, rows, values(rows_a[column]),
-                 values(rows_b[column]), direction=direction, **options)
+                 values(rows_b[column]), direction=direction, column=column, **options)
 
 
 def paired(claim: str, label: str, rows: pd.DataFrame, column: str, tenant_a: str,
@@ -115,7 +122,7 @@ def paired(claim: str, label: str, rows: pd.DataFrame, column: str, tenant_a: st
     wide = wide.reindex(columns=[tenant_a, tenant_b]).dropna()
     used = rows[rows["run_id"].isin(wide.index)]
     return Check(claim, label, PAIRED, used, values(wide[tenant_a]),
-                 values(wide[tenant_b]), direction=direction, **options)
+                 values(wide[tenant_b]), direction=direction, column=column, **options)
 
 
 def trend(claim: str, label: str, rows: pd.DataFrame, column: str, by: str,
@@ -123,7 +130,7 @@ def trend(claim: str, label: str, rows: pd.DataFrame, column: str, by: str,
     used = rows[rows[by].isin(order)].dropna(subset=[column])
     levels = np.array([order.index(v) for v in used[by]], dtype=float)
     return Check(claim, label, TREND, used, values(used[column]),
-                 levels=levels, direction=direction, **options)
+                 levels=levels, direction=direction, column=column, **options)
 
 
 def margined(kind: str, claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
@@ -143,13 +150,22 @@ def equivalent(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFram
 def share(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
           margin: float = SHARE_MARGIN, **options: object) -> Check:
     return Check(claim, label, SHARE, rows, values(rows[column]),
-                 target=target, margin=margin, interest=margin, **options)
+                 target=target, margin=margin, interest=margin, column=column, **options)
 
 
 def level(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
           direction: int, **options: object) -> Check:
     return Check(claim, label, LEVEL, rows, values(rows[column]),
-                 target=target, direction=direction, interest=SHARE_MARGIN, **options)
+                 target=target, direction=direction, interest=SHARE_MARGIN, column=column,
+                 **options)
+
+
+def difference(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
+               column: str, direction: int = 1, **options: object) -> Check:
+    """a's mean share against b's, from different runs, on the share scale."""
+    check = ratio(claim, label, rows_a, rows_b, column, direction, **options)
+    check.kind, check.interest = DIFFERENCE, SHARE_MARGIN
+    return check
 
 
 def not_worse(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
@@ -159,7 +175,7 @@ def not_worse(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame
 
 
 def enough(check: Check) -> bool:
-    if check.kind in (RATIO, EQUIVALENT, NOT_WORSE):
+    if check.kind in TWO_SAMPLE:
         return check.a.size >= 2 and check.b.size >= 2
     if check.kind == TREND:
         return check.a.size >= 3 and np.unique(check.levels).size >= 2
@@ -167,6 +183,8 @@ def enough(check: Check) -> bool:
 
 
 def statistic(check: Check) -> tuple[stats.TStat, str]:
+    if check.kind == DIFFERENCE:
+        return stats.welch_t(check.a, check.b), "two-sample"
     if check.kind in (RATIO, EQUIVALENT, NOT_WORSE):
         return stats.welch_t(np.log(check.a), np.log(check.b)), "two-sample"
     if check.kind == PAIRED:
@@ -181,8 +199,7 @@ def evaluate(check: Check, alpha: float = ALPHA) -> Result:
     the runs could have detected (at 80% power, one-sided, at `alpha` before Holm's
     correction, so the effect the ledger's verdict needed is at least this)."""
     t, design = statistic(check)
-    n = (f"{check.a.size}/{check.b.size}" if check.kind in (RATIO, EQUIVALENT, NOT_WORSE)
-         else str(t.n))
+    n = f"{check.a.size}/{check.b.size}" if check.kind in TWO_SAMPLE else str(t.n)
     n_a = check.a.size if design == "two-sample" else None
     low, high = t.interval(1 - 2 * alpha)
     if check.kind == SHARE:
@@ -213,6 +230,9 @@ def evaluate(check: Check, alpha: float = ALPHA) -> Result:
     if check.kind == LEVEL:  # the mean share the runs could tell from the level
         return Result(t.estimate, *t.interval(), np.nan, np.nan, p_for, p_against,
                       check.target + check.direction * reach, n, t.sd, design)
+    if check.kind == DIFFERENCE:  # share points the runs could tell apart
+        return Result(t.estimate, *t.interval(), np.nan, np.nan, p_for, p_against,
+                      check.direction * reach, n, t.sd, design)
     return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), np.nan, np.nan, p_for,
                   p_against, float(np.exp(check.direction * reach)), n, t.sd, design)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from journalbench.judge import selection, starved
-from journalbench.judge.claims import checks
+from journalbench.judge.claims import checks, rules
 from journalbench.judge.claims.checks import Check
 from journalbench.judge.claims.fio import where
 from journalbench.judge.claims.registry import checks_of
@@ -30,5 +30,9 @@ def c24(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
                      "weight's)", accounted, "achieved_share", STARVED_LEVEL, -1,
                      thesis="none (the thesis: accounting restores 70/30)"),
         checks.ratio("C24", "the victim's share, per-container over journal-accounted", per,
-                     accounted, "achieved_share", thesis="none (the thesis: accounting helps)"),
+                     accounted, "achieved_share", thesis="none (the thesis: accounting helps)",
+                     until=rules.C24_SHARES),
+        checks.difference("C24", "the victim's share, per-container minus journal-accounted",
+                          per, accounted, "achieved_share",
+                          thesis="none (the thesis: accounting helps)", since=rules.C24_SHARES),
     ]

@@ -1,14 +1,21 @@
 """From checks to verdicts, one family at a time (the runs of one campaign, host, device
-profile and BFQ setting: runs of different hosts, devices or schedulers are never pooled).
+profile, BFQ setting and I/O control: runs of different hosts, devices or schedulers are never
+pooled).
 
 A claim is the intersection of its checks: its p-value for "reproduced" is the largest of its
 checks' (an intersection-union test), its p-value for "contradicted" the smallest of its
 checks' opposite p-values times their number (Bonferroni within the claim). Holm's correction
-then runs over the claims of the family, once for each question. Verdicts, fixed before data:
+then runs over the claims of the family, once for each question. Each check (a *part* of its
+claim) gets an outcome at its claim's level: its own p-value in its claim's place in Holm's
+step-down. Verdicts, fixed before data except where rules.py dates a change:
 
-- contradicted: the claim's opposite is significant (a check goes significantly the other way,
-  or an equivalence interval lies entirely outside its margin);
 - reproduced: every check of the claim is measured and the claim is significant;
+- contradicted: the claim's opposite is significant (a check goes significantly the other way,
+  or an equivalence interval lies entirely outside its margin), on a testbed that matches the
+  thesis's in every factor those checks depend on (scope.py);
+- not reproduced here: as contradicted, but the testbed differs from the thesis's in a factor
+  the opposing checks depend on: the ledger names each;
+- mixed: parts disagree: a check significantly for the claim, another against it;
 - partially measured: what was measured is significant, but a part is missing or not testable
   here; also a claim with nothing measured yet because its runs or checks do not exist yet;
 - inconclusive: measured, neither reproduced nor contradicted; each check gives the smallest
@@ -19,17 +26,19 @@ then runs over the claims of the family, once for each question. Verdicts, fixed
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from journalbench.judge import stats
-from journalbench.judge.claims import dbruns, preconditions, registry
+from journalbench.judge.claims import dbruns, preconditions, registry, rules, scope
 from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.checks import (
     ALPHA,
+    DIFFERENCE,
     EQUIVALENT,
     LEVEL,
     MARGIN_KINDS,
@@ -37,18 +46,28 @@ from journalbench.judge.claims.checks import (
     SHARE,
     SHARE_KINDS,
     TEST_NAMES,
+    TREND,
+    Check,
     enough,
     evaluate,
     off_log_scale,
 )
 from journalbench.judge.starved import starvation
+from journalbench.vocabulary import DEFAULT_IO_CONTROL
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclusive"
 PARTIAL, UNTESTABLE = "partially measured", "not testable here"
-VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, PARTIAL, UNTESTABLE)
+NOT_REPRODUCED, MIXED = "not reproduced here", "mixed"
+VERDICTS = (REPRODUCED, MIXED, CONTRADICTED, NOT_REPRODUCED, INCONCLUSIVE, PARTIAL,
+            UNTESTABLE)
 MEASURED, MISSING, NOT_TESTABLE = "measured", "missing", "not testable"
-FAMILY = ["campaign", "host", "device_profile", "bfq"]
+FAMILY = ["campaign", "host", "device_profile", "bfq", "io_control"]
 UNRECORDED = "unrecorded"  # a table without BFQ settings (made by hand) is one family
+ALL_RULES = frozenset(rules.NAMES)
+# precondition rules that make a check not testable, in the order their reasons are given
+PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
+                      rules.TCG: preconditions.tcg_unmet,
+                      rules.WRITEBACK: preconditions.writeback_unmet}
 
 
 def run_flags(starved: pd.DataFrame) -> dict[str, str]:
@@ -61,58 +80,77 @@ def run_flags(starved: pd.DataFrame) -> dict[str, str]:
     return {run: "; ".join(parts) for run, parts in flags.items()}
 
 
+def base_status(check: Check, regime: preconditions.Regime) -> tuple[str, str]:
+    """The check's status under the rules fixed before data (rules.py lists the later ones)."""
+    left_out = preconditions.too_few_left(check)
+    if left_out:
+        return NOT_TESTABLE, "; ".join(left_out)
+    if not enough(check):
+        return MISSING, check.missing
+    unmet = preconditions.unmet(check, regime)
+    if unmet:
+        return NOT_TESTABLE, "; ".join(unmet)
+    log_problem = off_log_scale(check)
+    if log_problem:
+        return NOT_TESTABLE, log_problem
+    return MEASURED, ""
+
+
+def absolute(check: Check) -> dict[str, float]:
+    """The values behind the effect, in their own unit: the medians of the two sides (of the
+    first and last level of a trend); a share's mean is the effect itself."""
+    if check.kind == TREND and check.levels.size:
+        first, last = check.levels.min(), check.levels.max()
+        return {"ours_a": float(np.median(check.a[check.levels == last])),
+                "ours_b": float(np.median(check.a[check.levels == first]))}
+    return {"ours_a": float(np.median(check.a)) if check.a.size else np.nan,
+            "ours_b": float(np.median(check.b)) if check.b.size else np.nan}
+
+
+def check_row(claim: str, check: Check, starved: dict[str, str],
+              regime: preconditions.Regime) -> dict[str, Any]:
+    ids = sorted(set(check.rows["run_id"])) if not check.rows.empty else []
+    bed = scope.Testbed(check.rows)
+    differing = scope.differs(CLAIMS[claim].scope, bed)
+    row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
+           "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
+           "interest": check.interest, "unit": check.unit, "direction": check.direction,
+           "target": check.target, "margin": check.margin, "column": check.column,
+           "since": check.since, "until": check.until,
+           "runs": " ".join(ids), "starved_runs": " ".join(r for r in ids if r in starved),
+           "excluded_runs": " ".join(check.excluded),
+           "differs": " | ".join(scope.described(f, bed) for f in differing),
+           "differs_short": ", ".join(f.short for f in differing),
+           **absolute(check)}
+    row["base_status"], row["base_why"] = base_status(check, regime)
+    row["rule_why"] = {rule: why for rule, test in PRECONDITION_RULES.items()
+                       if (why := test(check))}
+    if row["base_status"] == MEASURED:
+        row.update(vars(evaluate(check)))
+    return row
+
+
 def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str, str],
                regime: preconditions.Regime) -> list[dict]:
-    rows = []
-    for claim in CLAIMS:
-        for check in registry.build(claim, runs, experiments):
-            ids = sorted(set(check.rows["run_id"])) if not check.rows.empty else []
-            row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
-                   "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
-                   "interest": check.interest, "unit": check.unit, "direction": check.direction,
-                   "target": check.target, "margin": check.margin,
-                   "runs": " ".join(ids), "starved_runs": " ".join(r for r in ids if r in starved),
-                   "excluded_runs": " ".join(check.excluded), "why_not": ""}
-            unmet = preconditions.unmet(check, regime)
-            left_out = preconditions.too_few_left(check)
-            if left_out:
-                row.update(status=NOT_TESTABLE, why_not="; ".join(left_out))
-            elif not enough(check):
-                row.update(status=MISSING, why_not=check.missing)
-            elif unmet:
-                row.update(status=NOT_TESTABLE, why_not="; ".join(unmet))
-            elif log_problem := off_log_scale(check):
-                row.update(status=NOT_TESTABLE, why_not=log_problem)
-            else:
-                row.update(status=MEASURED, **vars(evaluate(check)))
-            rows.append(row)
-    return rows
+    return [check_row(claim, check, starved, regime)
+            for claim in CLAIMS for check in registry.build(claim, runs, experiments)]
 
 
-def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.DataFrame,
-                    regime: preconditions.Regime) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(claims, checks) of one family: a row per claim with its verdict and why, and a row per
-    check with its effect, intervals, p-values and detectable effect."""
-    flags = run_flags(starved)
-    rows = check_rows(runs, experiments, flags, regime)
-    # a claim's checks as plain rows: selecting them from a frame, claim by claim, was a
-    # third of judging
-    mine = {claim: [row for row in rows if row["claim"] == claim] for claim in CLAIMS}
-    claims = [{"claim": claim, "where": info.where, "statement": info.statement,
-               **claim_p(mine[claim]), "checks": len(mine[claim]),
-               "measured": sum(row["status"] == MEASURED for row in mine[claim]),
-               "regime": regime.describe()}
-              for claim, info in CLAIMS.items()]
-    out = pd.DataFrame(claims)
-    for side in ("p_for", "p_against"):
-        out[f"{side}_holm"] = np.nan
-        tested = out[side].notna()
-        if tested.any():
-            out.loc[tested, f"{side}_holm"] = stats.holm(out.loc[tested, side], ALPHA)[1]
-    verdicts = [verdict(row, mine[row.claim], flags) for row in out.itertuples()]
-    out["verdict"] = [v for v, _ in verdicts]
-    out["why"] = [w for _, w in verdicts]
-    return out, pd.DataFrame(rows)
+def in_force(row: Mapping[str, Any], active: frozenset[str]) -> bool:
+    """Whether a check is one of its claim's under the rules `active`."""
+    return ((not row["since"] or row["since"] in active)
+            and not (row["until"] and row["until"] in active))
+
+
+def status(row: Mapping[str, Any], active: frozenset[str]) -> tuple[str, str]:
+    """The check's status and why under the rules `active`: a later precondition rule makes a
+    check not testable (a missing check stays missing, but for an untraceable fsync)."""
+    for rule in PRECONDITION_RULES:
+        why = row["rule_why"].get(rule)
+        if rule in active and why and (row["base_status"] != MISSING
+                                       or rule in (rules.GUEST_FSYNC, rules.TCG)):
+            return NOT_TESTABLE, why
+    return row["base_status"], row["base_why"]
 
 
 def claim_p(checks: list[dict]) -> dict[str, float]:
@@ -127,10 +165,151 @@ def claim_p(checks: list[dict]) -> dict[str, float]:
                           else np.nan)}
 
 
+def holm_in_place(others: np.ndarray, p: float) -> float:
+    """The Holm-adjusted p a claim would get with `p` in its place among the family's other
+    claims' p-values (`others`, no NaN)."""
+    if np.isnan(p):
+        return np.nan
+    return float(stats.holm(np.append(others, p), ALPHA)[1][-1])
+
+
+def outcomes(claims: pd.DataFrame, mine: dict[str, list[dict]]) -> None:
+    """Each measured check's outcome at its claim's level (its own p, Bonferroni-scaled
+    against, in its claim's place in Holm's step-down): reproduced, against (contradicted or
+    not reproduced here, by its scope) or inconclusive. Sets `outcome` on the check rows."""
+    ps = {side: dict(zip(claims["claim"], claims[side], strict=True))
+          for side in ("p_for", "p_against")}
+
+    def others(side: str, claim: str) -> np.ndarray:
+        return np.array([p for c, p in ps[side].items() if c != claim and not np.isnan(p)])
+
+    for claim, rows in mine.items():
+        measured = [row for row in rows if row["status"] == MEASURED]
+        if measured:
+            against_others, for_others = others("p_against", claim), others("p_for", claim)
+        for row in rows:
+            if row["status"] != MEASURED:
+                row["outcome"] = row["status"]
+                continue
+            against = min(1.0, row["p_against"] * len(measured))
+            if holm_in_place(against_others, against) < ALPHA:
+                row["outcome"] = NOT_REPRODUCED if row["differs"] else CONTRADICTED
+            elif holm_in_place(for_others, row["p_for"]) < ALPHA:
+                row["outcome"] = REPRODUCED
+            else:
+                row["outcome"] = INCONCLUSIVE
+
+
+def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
+          active: frozenset[str]) -> tuple[pd.DataFrame, list[dict]]:
+    """(claims, their checks' rows) of one family under the rules `active`."""
+    checks = []
+    for row in rows:
+        if in_force(row, active):
+            row = dict(row)
+            row["status"], row["why_not"] = status(row, active)
+            if row["status"] != MEASURED:  # judged, if at all, only under other rules
+                row.update(dict.fromkeys(RESULT_COLUMNS, np.nan))
+            checks.append(row)
+    mine = {claim: [row for row in checks if row["claim"] == claim] for claim in CLAIMS}
+    out = pd.DataFrame([{"claim": claim, "where": info.where, "statement": info.statement,
+                         **claim_p(mine[claim]), "checks": len(mine[claim]),
+                         "measured": sum(row["status"] == MEASURED for row in mine[claim]),
+                         "regime": regime.describe()}
+                        for claim, info in CLAIMS.items()])
+    for side in ("p_for", "p_against"):
+        out[f"{side}_holm"] = np.nan
+        tested = out[side].notna()
+        if tested.any():
+            out.loc[tested, f"{side}_holm"] = stats.holm(out.loc[tested, side], ALPHA)[1]
+    outcomes(out, mine)
+    verdicts = [verdict(row, mine[row.claim], flags, active) for row in out.itertuples()]
+    out["verdict"] = [v for v, _ in verdicts]
+    out["why"] = [w for _, w in verdicts]
+    out["parts"] = [parts_text(mine[claim]) for claim in out["claim"]]
+    # what every judged part rests on, whichever way it went: a reproduction on a testbed
+    # unlike the thesis's says so too
+    out["differs"] = [", ".join(dict.fromkeys(
+        factor for row in mine[claim] if row["status"] == MEASURED
+        for factor in row["differs_short"].split(", ") if factor)) for claim in out["claim"]]
+    return out, checks
+
+
+RESULT_COLUMNS = ("effect", "low", "high", "tost_low", "tost_high", "p_for", "p_against",
+                  "detectable", "n", "sd", "design")
+
+
+def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.DataFrame,
+                    regime: preconditions.Regime) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(claims, checks) of one family under every rule in force: a row per claim with its
+    verdict and why, and a row per check with its effect, intervals, p-values, detectable
+    effect and outcome; the claims' `changes` say what each dated rule changed."""
+    flags = run_flags(starved)
+    rows = check_rows(runs, experiments, flags, regime)
+    claims, checks = judge(rows, flags, regime, ALL_RULES)
+    claims["changes"] = rule_changes(rows, flags, regime, claims)
+    table = pd.DataFrame(checks).drop(columns=["rule_why", "base_status", "base_why"])
+    return claims, table
+
+
+def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
+                 final: pd.DataFrame) -> list[str]:
+    """Per claim, what the dated rules changed, in their order: "tcg: contradicted -> not
+    testable here; ..." (rules.py); "" where none changed its verdict."""
+    changes: dict[str, list[str]] = {claim: [] for claim in final["claim"]}
+    before, _ = judge(rows, flags, regime, frozenset())
+    active: frozenset[str] = frozenset()
+    for rule in rules.NAMES:
+        active = active | {rule}
+        after = final if active == ALL_RULES else judge(rows, flags, regime, active)[0]
+        for old, new in zip(before.itertuples(), after.itertuples(), strict=True):
+            if old.verdict != new.verdict:
+                changes[old.claim].append(f"{rule}: {old.verdict} -> {new.verdict}")
+        before = after
+    return ["; ".join(changes[claim]) for claim in final["claim"]]
+
+
+def parts_text(checks: list[dict]) -> str:
+    """Each part's outcome, counted: "2 reproduced, 1 not reproduced here, 1 inconclusive"."""
+    counts: dict[str, int] = {}
+    for row in checks:
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+    order = [*VERDICTS[:5], MISSING, NOT_TESTABLE]
+    return ", ".join(f"{counts[o]} {o}" for o in order if o in counts)
+
+
 def effect_text(row: Mapping[str, Any]) -> str:
     if row["kind"] in SHARE_KINDS:
         return f"{row['effect']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
     return f"x{row['effect']:.3g} [{row['low']:.3g}, {row['high']:.3g}]"
+
+
+@cache
+def units() -> dict[str, str]:
+    """Column -> unit: each tool's metrics declare theirs (tidy/parse/)."""
+    from journalbench.tidy.parse import metrics
+
+    return {m.column: m.unit for m in metrics()}
+
+
+def unit_of(row: Mapping[str, Any]) -> str:
+    if row["unit"]:
+        return str(row["unit"]).strip()
+    if str(row["column"]).endswith("share"):
+        return "of the disk"
+    return units().get(str(row["column"]), "")
+
+
+def values_text(row: Mapping[str, Any]) -> str:
+    """The values behind an effect, in their unit ("" for a share, whose effect is one)."""
+    if row["kind"] in (SHARE, LEVEL) or np.isnan(row["ours_a"]):
+        return ""
+    unit = unit_of(row)
+    a, b = f"{row['ours_a']:.3g}", f"{row['ours_b']:.3g}"
+    if row["kind"] == TREND:
+        return f"{b} -> {a} {unit} (medians at the first and last level)"
+    joint = "minus" if row["kind"] == DIFFERENCE else "over"
+    return f"{a} {joint} {b} {unit} (medians)"
 
 
 def detectable_text(row: Mapping[str, Any]) -> str:
@@ -138,6 +317,8 @@ def detectable_text(row: Mapping[str, Any]) -> str:
         return f"the share within +-{row['detectable']:.3f} of {row['target']:.2f}"
     if row["kind"] == LEVEL:
         return f"a mean share of {row['detectable']:.3f} against {row['target']:.2f}"
+    if row["kind"] == DIFFERENCE:
+        return f"a difference of {row['detectable']:.3f} in share"
     if row["kind"] == EQUIVALENT:
         return f"equivalence within x{row['detectable']:.3g}"
     if row["kind"] == NOT_WORSE:
@@ -145,52 +326,75 @@ def detectable_text(row: Mapping[str, Any]) -> str:
     return f"x{row['detectable']:.3g}" + (" per step" if row["kind"] == "trend" else "")
 
 
-def verdict(claim: object, checks: list[dict], flags: dict[str, str]) -> tuple[str, str]:
+def gaps_of(checks: list[dict], pending: list[str]) -> list[str]:
+    return [*dict.fromkeys(f"{row['part']} half: {row['why_not']}" for row in checks
+                           if row["status"] == MISSING),  # each once, in order
+            *(f"not testable here ({row['why_not']}): {row['test']}" for row in checks
+              if row["status"] == NOT_TESTABLE),
+            *pending]
+
+
+def runs_note(checks: list[dict], flags: dict[str, str]) -> str:
+    starved = sorted({run for row in checks for run in row["starved_runs"].split()})
+    note = ("; starved runs among those used: "
+            + ", ".join(f"{run} ({flags[run]})" for run in starved)) if starved else ""
+    left_out = sorted({run for row in checks for run in row["excluded_runs"].split()})
+    if left_out:
+        note += "; runs left out as CPU-bound: " + ", ".join(left_out)
+    return note
+
+
+def against_text(claim: object, measured: list[dict]) -> str:
+    worst = min((row for row in measured if not np.isnan(row["p_against"])),
+                key=lambda row: row["p_against"])
+    how = ("lies entirely outside its margin" if worst["kind"] in MARGIN_KINDS
+           else "goes significantly the other way")
+    interval = (f" 90% interval [{worst['tost_low']:.3g}, {worst['tost_high']:.3g}]"
+                if worst["kind"] in MARGIN_KINDS else "")
+    return (f"{worst['test']}: {effect_text(worst)}{interval} {how} "
+            f"(Holm p = {claim.p_against_holm:.3g}; thesis {worst['thesis']})")
+
+
+def verdict(claim: object, checks: list[dict], flags: dict[str, str],
+            active: Iterable[str] = ALL_RULES) -> tuple[str, str]:
     """(verdict, why) of one claim from its Holm-corrected p-values and its checks (rows of
-    check_rows)."""
+    check_rows, with their status and outcome under the rules `active`)."""
+    active = frozenset(active)
     pending = registry.PENDING.get(claim.claim, [])
     if not checks:
         return PARTIAL, "nothing measured yet: " + "; ".join(pending or ["no checks encoded"])
     measured = [row for row in checks if row["status"] == MEASURED]
-    untestable = [row for row in checks if row["status"] == NOT_TESTABLE]
-    gaps = [*dict.fromkeys(f"{row['part']} half: {row['why_not']}" for row in checks
-                           if row["status"] == MISSING),  # each once, in order
-            *(f"not testable here ({row['why_not']}): {row['test']}" for row in untestable),
-            *pending]
-    starved = sorted({run for row in checks for run in row["starved_runs"].split()})
-    starved_note = ("; starved runs among those used: "
-                    + ", ".join(f"{run} ({flags[run]})" for run in starved)) if starved else ""
-    left_out = sorted({run for row in checks for run in row["excluded_runs"].split()})
-    if left_out:
-        starved_note += "; runs left out as CPU-bound: " + ", ".join(left_out)
+    gaps = gaps_of(checks, pending)
+    note = runs_note(checks, flags)
     if not measured:
-        if untestable:
-            return UNTESTABLE, "; ".join(gaps) + starved_note
+        if any(row["status"] == NOT_TESTABLE for row in checks):
+            return UNTESTABLE, "; ".join(gaps) + note
         return PARTIAL, "nothing measured yet: " + "; ".join(gaps)
     if claim.p_against_holm < ALPHA:
-        worst = min((row for row in measured if not np.isnan(row["p_against"])),
-                    key=lambda row: row["p_against"])
-        how = ("lies entirely outside its margin" if worst["kind"] in MARGIN_KINDS
-               else "goes significantly the other way")
-        interval = (f"90% interval [{worst['tost_low']:.3g}, {worst['tost_high']:.3g}]"
-                    if worst["kind"] in MARGIN_KINDS else "")
-        return CONTRADICTED, (f"{worst['test']}: {effect_text(worst)} {interval} {how} "
-                              f"(Holm p = {claim.p_against_holm:.3g}; thesis "
-                              f"{worst['thesis']})" + starved_note)
+        against = [row for row in measured if row["outcome"] in (CONTRADICTED, NOT_REPRODUCED)]
+        supporting = [row for row in measured if row["outcome"] == REPRODUCED]
+        if rules.PARTS in active and supporting:
+            return MIXED, (f"parts disagree ({parts_text(checks)}): for it, "
+                           + "; ".join(row["test"] for row in supporting) + "; against it, "
+                           + against_text(claim, measured) + note)
+        if rules.SCOPE in active and all(row["differs"] for row in against):
+            factors = dict.fromkeys(f for row in against for f in row["differs"].split(" | "))
+            return NOT_REPRODUCED, (against_text(claim, measured) + "; this testbed differs "
+                                    "from the thesis's in: " + " | ".join(factors) + note)
+        return CONTRADICTED, against_text(claim, measured) + note
     if claim.p_for_holm < ALPHA:
         if gaps:
             return PARTIAL, (f"what was measured supports it (Holm p = {claim.p_for_holm:.3g});"
-                             " missing: " + "; ".join(gaps) + starved_note)
-        return REPRODUCED, f"every check supports it (Holm p = {claim.p_for_holm:.3g})" + (
-            starved_note)
+                             " missing: " + "; ".join(gaps) + note)
+        return REPRODUCED, f"every check supports it (Holm p = {claim.p_for_holm:.3g})" + note
     weak = [row for row in measured if row["p_for"] >= ALPHA]
     reach = "; ".join(f"{r['test']}: ours {effect_text(r)}, smallest detectable "
                       f"{detectable_text(r)}, thesis {r['thesis']}" for r in weak)
-    note = f"; also missing: {'; '.join(gaps)}" if gaps else ""
+    also = f"; also missing: {'; '.join(gaps)}" if gaps else ""
     return INCONCLUSIVE, (f"neither reproduced nor contradicted (Holm p = "
                           f"{claim.p_for_holm:.3g} for, {claim.p_against_holm:.3g} against); "
                           + (reach or "each check alone passes, not all together after Holm")
-                          + note + starved_note)
+                          + also + note)
 
 
 def same_device(runs: pd.DataFrame, host: str, profile: str) -> pd.DataFrame:
@@ -211,7 +415,10 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     starved = starvation(runs, samples)
     runs = runs.assign(device_profile=runs["device_profile"].fillna("native"),
                        bfq=runs.get("bfq", pd.Series(index=runs.index, dtype="object"))
-                       .astype("object").fillna(UNRECORDED))
+                       .astype("object").fillna(UNRECORDED),
+                       io_control=runs.get("io_control", pd.Series(index=runs.index,
+                                                                   dtype="object"))
+                       .astype("object").fillna(DEFAULT_IO_CONTROL))
     runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
     # one block per dtype (the merge left one per column): the builders take rows of these
     # frames thousands of times, at a cost per block
@@ -249,7 +456,8 @@ def host_tests(runs: pd.DataFrame, experiments: pd.DataFrame,
 def tests_view(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
     """host_tests' table from a ledger's claims and checks (judged once by the pipeline)."""
     keys = [*FAMILY, "claim"]
-    table = checks.merge(claims[[*keys, "verdict", "p_for_holm"]], on=keys)
+    table = checks.rename(columns={"outcome": "part_outcome"}).merge(
+        claims[[*keys, "verdict", "p_for_holm"]], on=keys)
     table["ours"] = [effect_text(r) if r["status"] == MEASURED else r["why_not"]
                      for _, r in table.iterrows()]
     return table.rename(columns={"p_for_holm": "p_holm", "verdict": "outcome"})

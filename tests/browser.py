@@ -1,0 +1,95 @@
+"""The HTML report as headless Chromium sees it: one browser loads every page of a folder in
+frames of a probe page (file URLs may read each other with --allow-file-access-from-files) and
+reports, per page, each image with its natural width (0: it did not load), each link as the
+browser resolved it, and each element id (the anchors a link may point to). `problems` turns
+that into the broken images and links."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+CHROMIUM = shutil.which("chromium")
+PROBE = """<!doctype html><html><body><pre id="probed"></pre><script>
+const pages = %s, found = {};
+let left = pages.length;
+function done(url, what) {
+  found[url] = what;
+  if (--left === 0) document.getElementById("probed").textContent = JSON.stringify(found);
+}
+for (const url of pages) {
+  const frame = document.createElement("iframe");
+  frame.onload = () => {
+    try {
+      const page = frame.contentDocument;
+      done(url, {
+        images: [...page.images].map(i => [i.src, i.complete ? i.naturalWidth : 0]),
+        links: [...page.querySelectorAll("a[href]")].map(a => a.href),
+        ids: [...page.querySelectorAll("[id]")].map(e => e.id),
+        text: page.body.innerText});
+    } catch (error) { done(url, {error: String(error)}); }
+  };
+  frame.src = url;
+  document.body.appendChild(frame);
+}
+</script></body></html>
+"""
+
+
+def probe(folder: Path, scratch: Path) -> dict[str, dict]:
+    """Every *.html page under `folder` as Chromium rendered it, by its file URL."""
+    pages = sorted(p.resolve().as_uri() for p in folder.rglob("*.html"))
+    page = scratch / "probe.html"
+    page.write_text(PROBE % json.dumps(pages))
+    result = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+         "--allow-file-access-from-files", "--virtual-time-budget=30000", "--dump-dom",
+         page.as_uri()], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    match = re.search(r'<pre id="probed">(.*?)</pre>', result.stdout, re.S)
+    assert match and match.group(1), f"the probe did not finish: {result.stdout[-2000:]}"
+    return json.loads(unescape(match.group(1)))
+
+
+def unescape(text: str) -> str:
+    """A <pre>'s text as --dump-dom serialises it."""
+    for entity, char in (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"),
+                         ("&nbsp;", "\u00a0"), ("&amp;", "&")):
+        text = text.replace(entity, char)
+    return text
+
+
+def ids_in(path: Path, probed: dict[str, dict]) -> set[str]:
+    """The ids of a page: as rendered where it was probed, else read from its HTML."""
+    rendered = probed.get(path.as_uri())
+    if rendered and "ids" in rendered:
+        return set(rendered["ids"])
+    return set(re.findall(r'\bid="([^"]+)"', path.read_text(errors="replace")))
+
+
+def problems(probed: dict[str, dict]) -> list[str]:
+    """Each image that did not load, each link to a file that does not exist or to an anchor
+    its page lacks, and each page that could not be read."""
+    found = []
+    for url, page in probed.items():
+        name = unquote(urlsplit(url).path)
+        if "error" in page:
+            found.append(f"{name}: unreadable: {page['error']}")
+            continue
+        found += [f"{name}: image {src} did not load" for src, width in page["images"]
+                  if not width]
+        for link in page["links"]:
+            parts = urlsplit(link)
+            if parts.scheme in ("http", "https", "mailto"):
+                continue  # not checkable offline
+            target = Path(unquote(parts.path))
+            if parts.scheme != "file" or not target.exists():
+                found.append(f"{name}: link {link} leads nowhere")
+            elif parts.fragment and target.is_file() and target.suffix == ".html" and (
+                    unquote(parts.fragment) not in ids_in(target, probed)):
+                found.append(f"{name}: link {link}: no #{parts.fragment} in its page")
+    return found

@@ -1,0 +1,139 @@
+"""The results at a glance (journalbench/report/summary.py), on the verdicts the judge really
+produces. The pipeline's own summary and report, in a browser, are tested in
+tests/test_report.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from journalbench.judge.claims import verdicts
+from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
+from journalbench.report import summary
+
+
+def check(**given: object) -> dict:
+    row = {"claim": "C8", "part": "container", "test": "a check", "status": verdicts.MEASURED,
+           "why_not": "", "outcome": verdicts.INCONCLUSIVE, "p_for": 0.5, "p_against": 0.5,
+           "thesis": "x1", "kind": "ratio", "effect": 1.0, "low": 0.9, "high": 1.1,
+           "ours_a": 2.0, "ours_b": 2.0, "unit": "MB/s", "column": "throughput_mb_s",
+           "starved_runs": "", "excluded_runs": "", "differs": "", "differs_short": ""}
+    return {**row, **given}
+
+
+def test_every_claim_has_a_headline_of_one_line() -> None:
+    assert list(HEADLINES) == list(CLAIMS)
+    assert all(0 < len(text) <= 100 and "\n" not in text for text in HEADLINES.values())
+
+
+def test_a_claim_whose_parts_had_no_runs_is_not_run_here() -> None:
+    """verdicts.verdict calls it partially measured, nothing measured yet: shown as not run."""
+    claim = SimpleNamespace(claim="C8", p_for_holm=float("nan"), p_against_holm=float("nan"))
+    missing = [check(status=verdicts.MISSING, why_not="no runs of this condition",
+                     outcome=verdicts.MISSING)]
+    verdict, why = verdicts.verdict(claim, missing, {})
+    assert verdict == verdicts.PARTIAL
+    assert summary.shown_verdict(verdict, why) == summary.NOT_RUN
+    # measured in part: its verdict stays, whatever it is
+    supported = SimpleNamespace(claim="C8", p_for_holm=0.001, p_against_holm=1.0)
+    verdict, why = verdicts.verdict(supported, [check(p_for=0.001), *missing], {})
+    assert verdict == verdicts.PARTIAL and summary.shown_verdict(verdict, why) == verdict
+    assert summary.shown_verdict(verdicts.REPRODUCED, "every check") == verdicts.REPRODUCED
+
+
+def test_the_deciding_part_is_the_strongest_against_else_the_weakest_for() -> None:
+    weak = check(test="weak", p_for=0.3, outcome=verdicts.INCONCLUSIVE)
+    strong = check(test="strong", p_for=0.001, outcome=verdicts.REPRODUCED)
+    against = check(test="against", p_for=1.0, p_against=0.01,
+                    outcome=verdicts.NOT_REPRODUCED)
+    more = check(test="more against", p_for=1.0, p_against=0.0001,
+                 outcome=verdicts.CONTRADICTED)
+    untested = check(test="untested", status=verdicts.NOT_TESTABLE, p_for=float("nan"),
+                     outcome=verdicts.NOT_TESTABLE)
+    assert summary.deciding([strong, weak, untested])["test"] == "weak"
+    assert summary.deciding([strong, against, more, weak])["test"] == "more against"
+    assert summary.deciding([untested]) is None
+
+
+def test_rests_on_names_the_differing_factors_and_the_untestable_parts() -> None:
+    claim = {"claim": "C8", "differs": "VM acceleration"}
+    parts = [check(), check(status=verdicts.NOT_TESTABLE,
+                            why_not="a database's VM half under TCG: the emulated CPU ...")]
+    said = summary.rests_on(claim, parts)
+    assert said == ("this testbed differs in: VM acceleration; 1 of its 2 parts not testable: "
+                    "a database's VM half under TCG")
+    assert "no testbed of the thesis's" in summary.rests_on({"claim": "C24", "differs": ""},
+                                                           [check(claim="C24")])
+
+
+def test_missing_parts_are_counted_as_not_run_here() -> None:
+    assert summary.shown_parts("1 reproduced, 4 missing, 3 not testable") == (
+        "1 reproduced, 4 not run here, 3 not testable")
+
+
+def row(**given: object) -> summary.Row:
+    fields = {"claim": "C8", "where": "Fig 4.3", "headline": HEADLINES["C8"], "thesis": "x1",
+              "ours": "x1.1 [1, 1.2]", "effect": "x1.1 [1, 1.2]", "part": "a | b",
+              "verdict": "inconclusive", "parts": "1 inconclusive", "rests_on": "-",
+              "figure": None}
+    return summary.Row(**{**fields, **given})
+
+
+def test_markdown_table_escapes_pipes_and_links_the_claim_page() -> None:
+    table = summary.markdown_table([row()], summary.Links(report="r/", root=""))
+    lines = table.splitlines()
+    assert len(lines) == 3 and lines[0].count("|") == len(summary.COLUMNS) + 1
+    assert "[C8](r/claims/C8.html) Fig 4.3" in lines[2] and "a \\| b" in lines[2]
+    assert lines[2].count(" | ") == len(summary.COLUMNS) - 1
+
+
+def test_the_readme_block_is_replaced_between_its_markers() -> None:
+    text = f"# T\n\nFirst paragraph.\n\n{summary.START}\nold\n{summary.END}\n\nRest.\n"
+    new = summary.replace_block(text, "| new |")
+    assert summary.between_markers(new) == "| new |"
+    assert new.startswith("# T\n\nFirst paragraph.\n\n") and new.endswith("\n\nRest.\n")
+    assert summary.replace_block(new, "| new |") == new
+    with pytest.raises(ValueError, match="README.md: no '<!-- summary:start -->'"):
+        summary.replace_block("# T\n", "| new |")
+    assert summary.between_markers("# T\n") is None
+
+
+def test_the_readme_command_says_what_is_missing(tmp_path: Path, capsys) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# T\n")
+    assert summary.main(["--readme", str(readme), "--root", str(tmp_path),
+                         "--campaign", "thesis-hdd"]) == 1
+    error = capsys.readouterr().err
+    assert "no judged tables" in error and "make reproduce" in error
+    assert readme.read_text() == "# T\n"
+
+
+def test_run_folders_left_out_are_counted_and_named() -> None:
+    none = pd.DataFrame(columns=["folder", "status", "reason"])
+    assert summary.skipped_lines(none) == ["None: every run folder in data/raw was read."]
+    skipped = pd.DataFrame([("data/raw/q/local/vm-0123456789ab", "incomplete",
+                             "MANIFEST.json missing")], columns=["folder", "status", "reason"])
+    lines = summary.skipped_lines(skipped)
+    assert lines[0].startswith("1 run folder(s) are not in the analysis")
+    assert "git checkout -- <folder>" in lines[0]
+    assert lines[-1] == ("- `data/raw/q/local/vm-0123456789ab`: incomplete: "
+                         "MANIFEST.json missing")
+
+
+def test_the_readme_table_is_the_compact_one() -> None:
+    """The README's copy: verdict, ours and the thesis's value, no outer pipes (each counts as a
+    word in the README's 1,500), the page link in a paragraph that says it is built."""
+    table = summary.readme_table([row(thesis="x1.14 per step (Table 4.1, p. 43: LXC ...)"),
+                                  row(claim="C5", verdict="not testable here", effect="",
+                                      thesis="")], summary.Links(report="results/report/",
+                                                                 root=""))
+    lines = table.splitlines()
+    assert lines[0] == "Claim (report page, built) | Verdict | Ours, 95% interval | Thesis"
+    assert lines[2] == ("[C8](results/report/claims/C8.html) | inconclusive | x1.1 [1, 1.2] | "
+                        "x1.14 per step")
+    assert lines[3] == "[C5](results/report/claims/C5.html) | not testable here | — | —"
+    assert summary.thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
+    assert summary.thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"

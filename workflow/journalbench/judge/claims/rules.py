@@ -1,0 +1,65 @@
+"""The rules of judging that changed after data were seen, each dated, with why. The ledger
+applies them openly: it judges every family once with the rules in force and once with each
+rule's predecessors only, and lists every verdict a rule changed, old -> new
+(verdicts.rule_changes). A rule fixed before any data of its kind was taken is not listed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    date: str
+    what: str
+    why: str
+
+
+SCOPE, PARTS, TCG, GUEST_FSYNC, WRITEBACK, C24_SHARES = (
+    "scope", "parts", "tcg", "guest-fsync", "writeback", "c24-shares")
+RULES: tuple[Rule, ...] = (
+    Rule(SCOPE, "2026-11-25",
+         "A result against the thesis on a testbed that differs from the thesis's in a factor "
+         "the claim's mechanism depends on (device class, what the weights divide, cgroup "
+         "version and write-back attribution, virtualization and its acceleration, the "
+         "container platform: judge/claims/scope.py) is \"not "
+         "reproduced here\", with the differing factors; \"contradicted\" is kept for results "
+         "where every such factor matches.",
+         "An independent recomputation matched the ledger's numbers, but \"contradicted\" "
+         "read as \"the thesis was wrong\" where it meant \"this testbed differs\": cgroup v1, "
+         "BFQ's sector budgets, TCG."),
+    Rule(PARTS, "2026-11-25",
+         "A claim whose parts disagree (a check significantly for it, another significantly "
+         "against it, each at its claim's Holm level) is \"mixed\", with each part's outcome; "
+         "never one part's word for all.",
+         "C15 and C18 were \"contradicted\" while their other parts reproduced."),
+    Rule(TCG, "2026-11-25",
+         "Under TCG a database's VM half is not testable; a fio VM half is judged only where "
+         "every guest of its runs was at most 25% busy (before: unless a tenant-run was "
+         "saturated in half its seconds).",
+         "Guests kept by the old screen were 83-89% busy: C14's and C22's VM halves measured "
+         "the CPU emulation (Redis ~480 ops/s in a VM against ~10,000 in a container). Every "
+         "direct-I/O fio guest was at most 21% busy, every database guest at least 40%."),
+    Rule(GUEST_FSYNC, "2026-11-25",
+         "A check of a database's fsync latency in a VM (MariaDB's, traced by the host) is not "
+         "testable (the guest's calls are made in its own kernel, which the host does not "
+         "trace), whatever else its runs show.",
+         "The same untraced guest fsync showed as \"CPU-bound, too few left\" or as "
+         "\"missing\", by chance."),
+    Rule(WRITEBACK, "2026-11-25",
+         "A check involving a writer through the page cache without fsync (its write-back "
+         "left to the kernel's flushers), its bytes or its effect on a neighbour, is not "
+         "testable where that write-back is charged to no tenant (cgroup v1; tidy's "
+         "writeback_attributed).",
+         "On this cgroup v1 host a buffered no-fsync writer's cgroup was charged 0-0.27 MB "
+         "while fio wrote 1.2-3.0 GB in 20 s: the neighbour escaped its weight (thesis-hdd, "
+         "C22 and C23). A buffered writer that fsyncs was charged 97-104% of its bytes."),
+    Rule(C24_SHARES, "2026-11-25",
+         "C24's comparison of the victim's share, per-container against journal-accounted, is a "
+         "difference of shares (Welch t on shares), not a ratio on the log scale.",
+         "A share of 0, total starvation, has no log: the check became \"not testable\" "
+         "exactly when C24 is strongest."),
+)
+NAMES = tuple(rule.name for rule in RULES)

@@ -1,0 +1,199 @@
+"""The testbed factors a claim's mechanism depends on, the thesis's value of each (cited from
+the thesis), and this testbed's, read from the runs behind a check. A check judged where a
+factor it depends on differs from the thesis's testbed says what the runs show on this
+testbed, not that the thesis was wrong there: its opposite result is "not reproduced here",
+and "contradicted" is kept for checks whose every such factor matches (verdicts.py).
+
+Which factors a check depends on: those its claim declares (catalog.py `scope`), where they
+apply to the check's runs: the weights only where tenants compete (two or more in a run),
+write-back only where a container tenant or its neighbour leaves its write-back to the
+kernel's flushers (writes through the page cache without fsync), the
+container platform only where an arm the thesis ran on OpenVZ is in it, and every VM half on
+the VM's virtualization too.
+
+The thesis's testbed (p. 31): a 1 TB SAS disk; Linux 4.18 with cgroup v2 for LXC 3.0.4 and
+KVM (QEMU 2.11.1); OpenVZ 7.0.10 "with its corresponding kernel and resources control", whose
+kernel the thesis does not name, for OpenVZ's containers, and so for every per-container
+journal (Ploop) and every journal accounting (cgclassify) of its Chapter 5 (pp. 60-62). The
+kernel era is no factor of its own: the journal's mechanics (ordered mode, one jbd2 thread per
+file system) are those of 4.18 and 6.x alike; what changed between them is the I/O control
+(WEIGHTS), and the Chapter 5 arms' kernel is their platform's (PLATFORM).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, VM
+
+DEVICE, WEIGHTS, WRITEBACK, VIRTUALIZATION, PLATFORM = (
+    "device", "weights", "writeback", "virtualization", "platform")
+# the arms the thesis ran on OpenVZ 7.0.10's own kernel (Ploop, cgclassify: pp. 60-62); its
+# shared journal and its VM ran on Linux 4.18 with cgroup v2 as LXC and KVM (p. 31)
+OPENVZ_ARMS = (PER_CONTAINER_JOURNAL, JOURNAL_ACCOUNTED)
+HDD_PROFILES = ("hdd", "hdd-wcache")
+HDD_FSYNC_MS = 5.0  # a device whose fsync takes this long or more is a rotating disk's class
+# what each I/O control's weights divide (a module of agent/iocontrol/ per name)
+DIVIDES = {"bfq": "sectors of service (BFQ's budgets)", "iocost": "modelled device time"}
+TIME = "modelled device time"
+# the fio presets whose write-back the kernel's flushers do (through the page cache, no
+# fsync); a buffered writer that fsyncs writes its pages back itself, charged to its cgroup on
+# v1 too (thesis-hdd: 97-104% of its bytes; a no-fsync writer's: 0-0.27 MB of GBs)
+FLUSHED = ("buffered-no-fsync",)
+
+
+# the runs' columns the factors read
+COLUMNS = ("arm", "n_tenants", "preset", "beside", "io_control", "writeback_attributed",
+           "cgroup_version", "virt_accel", "device_profile", "device_fsync_lat_ms", "kernel")
+
+
+class Testbed:
+    """The columns of a check's rows the factors read, as arrays: a pandas selection per factor
+    and check cost about a second over the shipped campaigns."""
+
+    def __init__(self, rows: pd.DataFrame) -> None:
+        self.size = len(rows)
+        self.columns = {c: rows[c].to_numpy() for c in COLUMNS if c in rows}
+        arm = self.columns.get("arm")
+        self.vm = arm == VM if arm is not None else np.zeros(self.size, dtype=bool)
+
+    def values(self, column: str, mask: np.ndarray | None = None) -> list:
+        """The column's distinct values (nulls left out), of the rows `mask` keeps."""
+        if column not in self.columns:
+            return []
+        data = self.columns[column] if mask is None else self.columns[column][mask]
+        return sorted({v for v in data.tolist() if not pd.isna(v)}, key=str)
+
+    def floats(self, column: str) -> np.ndarray:
+        if column not in self.columns:
+            return np.full(self.size, np.nan)
+        return pd.to_numeric(pd.Series(self.columns[column]), errors="coerce").to_numpy(float)
+
+
+@dataclass(frozen=True)
+class Factor:
+    name: str
+    what: str  # the factor, for a reader
+    short: str  # its name in a summary
+    thesis: str  # the thesis's value, with where the thesis says it
+    applies: Callable[[Testbed], bool]  # to a check's rows
+    ours: Callable[[Testbed], str]  # this testbed's value in the rows
+    matches: Callable[[Testbed], bool]
+
+
+def device_value(bed: Testbed) -> str:
+    profiles = bed.values("device_profile") or ["native"]
+    fsync = bed.floats("device_fsync_lat_ms")
+    measured = (f", fsync {np.nanmedian(fsync):.3g} ms" if np.isfinite(fsync).any() else "")
+    kinds = ["an emulated single-actuator HDD" if p in HDD_PROFILES else f"the host's {p} disk"
+             for p in profiles]
+    return f"{' + '.join(kinds)}{measured}"
+
+
+def hdd_class(bed: Testbed) -> bool:
+    """A rotating disk's: an HDD profile, or a device whose fsync took a rotating disk's time."""
+    if not bed.size:
+        return False
+    profile = (np.isin(bed.columns["device_profile"], HDD_PROFILES)
+               if "device_profile" in bed.columns else np.zeros(bed.size, dtype=bool))
+    with np.errstate(invalid="ignore"):
+        slow = bed.floats("device_fsync_lat_ms") >= HDD_FSYNC_MS
+    return bool((profile | slow).all())
+
+
+def weights_value(bed: Testbed) -> str:
+    controls = bed.values("io_control") or ["bfq"]
+    return "; ".join(f"{c}: weights divide {DIVIDES.get(c, 'an unknown quantity')}"
+                     for c in controls)
+
+
+def competing(bed: Testbed) -> bool:
+    tenants = bed.floats("n_tenants")
+    return bool((tenants > 1).any())
+
+
+def divides_time(bed: Testbed) -> bool:
+    controls = bed.values("io_control")
+    return bool(controls) and all(DIVIDES.get(c) == TIME for c in controls)
+
+
+def flushed(bed: Testbed) -> bool:
+    """Whether a container tenant of the rows, or a neighbour beside one, leaves its
+    write-back to the kernel's flushers."""
+    containers = ~bed.vm
+    names = [*bed.values("preset", containers), *bed.values("beside", containers)]
+    return any(n in FLUSHED for n in names)
+
+
+def writeback_value(bed: Testbed) -> str:
+    versions = bed.values("cgroup_version", ~bed.vm)
+    attributed = bed.values("writeback_attributed", ~bed.vm)
+    charged = ("its writer's cgroup" if attributed == [1] else
+               "no tenant (the kernel's flushers)" if attributed == [0] else "unknown")
+    return f"cgroup v{'+v'.join(str(int(v)) for v in versions) or '?'}: write-back charged " \
+           f"to {charged}"
+
+
+def attributed(bed: Testbed) -> bool:
+    return bed.values("writeback_attributed", ~bed.vm) == [1]
+
+
+def openvz(bed: Testbed) -> bool:
+    return "arm" in bed.columns and bool(np.isin(bed.columns["arm"], OPENVZ_ARMS).any())
+
+
+def platform_value(bed: Testbed) -> str:
+    kernels = sorted({str(k).split("-")[0] for k in bed.values("kernel")})
+    return f"LXC containers on this host's Linux {', '.join(kernels) or '(unknown)'}"
+
+
+def accel_value(bed: Testbed) -> str:
+    accel = bed.values("virt_accel", bed.vm)
+    return "+".join(a.upper() for a in accel) or "unknown acceleration"
+
+
+FACTORS: dict[str, Factor] = {f.name: f for f in (
+    Factor(DEVICE, "device class", "device",
+           "a 1 TB SAS hard disk (thesis p. 31); KVM's high-fsync writer ~18.5 ms an fsync "
+           "(Table 4.1, p. 43)",
+           lambda bed: True, device_value, hdd_class),
+    Factor(WEIGHTS, "the I/O controller and what its weights divide", "what the weights divide",
+           "cgroup proportional weights dividing disk time (thesis pp. 29-30: the weights "
+           "\"specify the relative amount of disk time\")",
+           competing, weights_value, divides_time),
+    Factor(WRITEBACK, "cgroup version and write-back attribution", "write-back attribution",
+           "cgroup v2 for LXC (thesis p. 31: \"Cgroupv2 is used with LXC and KVM\"), whose io "
+           "and memory controllers charge a buffered writer's write-back to its cgroup",
+           flushed, writeback_value, attributed),
+    Factor(VIRTUALIZATION, "virtualization and its acceleration", "VM acceleration",
+           "KVM (QEMU 2.11.1, 1 vCPU pinned to a core, 1 GB, thesis p. 31)",
+           lambda bed: bool(bed.vm.any()), accel_value,
+           lambda bed: bed.values("virt_accel", bed.vm) == ["kvm"]),
+    Factor(PLATFORM, "the container platform and its kernel", "container platform",
+           "OpenVZ 7.0.10 with Ploop (and cgclassify for accounting) on OpenVZ's own kernel "
+           "and resource control, neither named by the thesis (pp. 31, 60-62)",
+           openvz, platform_value, lambda bed: False),
+)}
+
+
+def depends(declared: tuple[str, ...], bed: Testbed) -> list[Factor]:
+    """The factors a check with these rows depends on: its claim's, where they apply, and
+    virtualization wherever a VM half is in it."""
+    names = [*declared, *([VIRTUALIZATION] if VIRTUALIZATION not in declared else [])]
+    return [FACTORS[n] for n in names if FACTORS[n].applies(bed)]
+
+
+def differs(declared: tuple[str, ...], rows: pd.DataFrame | Testbed) -> list[Factor]:
+    """The factors the check depends on whose value here is not the thesis's."""
+    bed = rows if isinstance(rows, Testbed) else Testbed(rows)
+    return [f for f in depends(declared, bed) if not f.matches(bed)]
+
+
+def described(factor: Factor, rows: pd.DataFrame | Testbed) -> str:
+    """A reader's line: "device class: here ...; the thesis's ..."."""
+    bed = rows if isinstance(rows, Testbed) else Testbed(rows)
+    return f"{factor.what}: here {factor.ours(bed)}; the thesis's {factor.thesis}"

@@ -1,0 +1,285 @@
+"""The HTML report a reviewer opens, results/report/ (a folder that works opened from disk):
+
+- index.html: the configured campaign's results at a glance (summary.py's rows), the run
+  folders left out, links to every other page;
+- claims/<claim>.html: the claim's statement, its verdict on each family of the configured
+  campaign with why, its parts (every check with the thesis's value, ours, p and outcome), its
+  figures embedded with their captions and its tables, grouped by the campaign whose runs they
+  show, the runs behind it (runs/<claim>.csv), and its verdict in every other campaign;
+- campaigns/<campaign>.html: every other campaign's results at a glance, per family;
+- studies/<study>.html: the studies' figures and tables (BFQ's settings, the device class,
+  file preparation) under the campaign whose runs they show.
+
+Figures and tables are copied in (figures/, tables/), so every link is relative and stays in
+the folder but for the ledgers (results/<campaign>/claims.html) beside it. It is written with
+the ledger, in the same process (cli/claims.py --report): the judged tables are in memory and
+Python and pandas start once. Snakemake's own report (`snakemake --report`) stays the
+provenance view: it files results under categories and cannot lay out a page per claim.
+Also writes results/summary.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
+from journalbench.judge.claims.verdicts import (
+    FAMILY,
+    MARGIN_KINDS,
+    MEASURED,
+    detectable_text,
+    effect_text,
+    values_text,
+)
+from journalbench.report import outputs as written
+from journalbench.report import summary
+from journalbench.report.ledger import inline_html
+from journalbench.report.outputs import FIGURE, STUDIES, Output
+from journalbench.vocabulary import ARMS
+
+Judged = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]  # claims, checks, starved
+RUNS_COLUMNS = [*FAMILY, "claim", "part", "test", "outcome", "run_id", "used", "starved"]
+# A page names no run: its runs are behind a link (runs/<claim>.csv). A run id is its arm and
+# 12 hex digits (runfolder.py); the verdict's why ends with the notes verdicts.runs_note
+# appends, which list them.
+RUN_ID = rf"\b(?:{'|'.join(re.escape(arm) for arm in ARMS)})-[0-9a-f]{{12}}\b"
+RUN_NOTES = ("; starved runs among those used: ", "; runs left out as CPU-bound: ")
+
+
+def without_run_ids(text: str) -> str:
+    """`text` without the run ids the ledger lists (the runs' CSV has them)."""
+    for note in RUN_NOTES:
+        text = text.split(note, 1)[0]
+    text = re.sub(rf" \((?:{RUN_ID}[ ,]*)+\)", "", text)  # "left out (vm-... vm-...)"
+    return re.sub(rf"(?:{RUN_ID}[ ,]*)+", "(see the runs) ", text).rstrip()
+
+
+def environment() -> Environment:
+    return Environment(loader=PackageLoader("journalbench.report", "templates"),
+                       autoescape=select_autoescape(["j2"]), undefined=StrictUndefined,
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+def anchor(labels: Mapping[str, Any]) -> str:
+    """A family's id in a page: its labels, lowercase, non-alphanumerics as dashes."""
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(str(labels[k]) for k in FAMILY).lower()).strip("-")
+
+
+def family_views(found: Sequence[tuple[dict[str, Any], list[summary.Row]]]) -> list[dict]:
+    return [{"label": summary.family_heading(labels), "anchor": anchor(labels), "rows": rows,
+             "tally": summary.sentence(summary.tally(rows)), "labels": labels}
+            for labels, rows in found]
+
+
+def check_view(check: Mapping[str, Any]) -> dict[str, str]:
+    """A check as its claim page's table shows it."""
+    view = {"part": check["part"], "test": check["test"], "thesis": check["thesis"],
+            "differs": check["differs"], "why_not": "", "outcome": check["outcome"],
+            "ours": "—", "medians": "", "n": "", "p": "", "detectable": ""}
+    if check["status"] != MEASURED:
+        return {**view, "why_not": without_run_ids(check["why_not"])}
+    tost = (f"; 90% [{check['tost_low']:.3g}, {check['tost_high']:.3g}]"
+            if check["kind"] in MARGIN_KINDS and pd.notna(check["tost_low"]) else "")
+    return {**view, "ours": effect_text(check) + tost, "medians": values_text(check),
+            "n": str(check["n"]), "p": f"{check['p_for']:.3g} / {check['p_against']:.3g}",
+            "detectable": detectable_text(check)}
+
+
+def split_runs(text: Any) -> list[str]:
+    return str(text or "").split()
+
+
+def runs_rows(checks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A row per check and run it rests on (or left out as CPU-bound), with its family."""
+    rows = []
+    for check in checks:
+        starved = set(split_runs(check["starved_runs"]))
+        base = {**{k: check[k] for k in FAMILY}, "claim": check["claim"], "part": check["part"],
+                "test": check["test"], "outcome": check["outcome"]}
+        rows += [{**base, "run_id": run, "used": "yes", "starved": run in starved}
+                 for run in split_runs(check["runs"])]
+        rows += [{**base, "run_id": run, "used": "left out: CPU-bound", "starved": False}
+                 for run in split_runs(check["excluded_runs"])]
+    return rows
+
+
+def write_runs(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    with path.open("w", newline="") as out:
+        writer = csv.DictWriter(out, RUNS_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def claim_family(labels: Mapping[str, Any], row: summary.Row, claim: Mapping[str, Any],
+                 checks: list[dict]) -> dict[str, Any]:
+    runs = runs_rows(checks)
+    used = {r["run_id"] for r in runs if r["used"] == "yes"}
+    return {"label": summary.family_heading(labels), "anchor": anchor(labels), "row": row,
+            "why": without_run_ids(claim["why"]), "changes": claim["changes"],
+            "checks": [check_view(c) for c in checks], "runs": len(used),
+            "starved": len({r["run_id"] for r in runs if r["used"] == "yes" and r["starved"]}),
+            "left_out": len({r["run_id"] for r in runs if r["used"] != "yes"} - used)}
+
+
+def by_claim(table: pd.DataFrame) -> dict[str, list[dict]]:
+    found: dict[str, list[dict]] = {}
+    for record in table.to_dict("records"):
+        found.setdefault(record["claim"], []).append(record)
+    return found
+
+
+def render_table(path: Path) -> Markup:
+    try:
+        table = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise ValueError(f"{path}: not a table: {' '.join(str(error).split())}") from None
+    # four significant digits: the CSV keeps every digit
+    return Markup(table.to_html(index=False, border=0, classes="data", na_rep="",
+                                float_format=lambda x: f"{x:.4g}"))
+
+
+def grouped(items: Iterable[Output]) -> dict[str, list[Output]]:
+    """Outputs by the campaign whose runs they show, figures before tables."""
+    found: dict[str, list[Output]] = {}
+    for item in sorted(items, key=lambda o: o.kind != FIGURE):
+        found.setdefault(item.campaign, []).append(item)
+    return found
+
+
+def skipped_folders(processed: Iterable[Path]) -> pd.DataFrame:
+    """Every run folder tidy left out (skipped.parquet) of the given campaigns' processed
+    folders and the campaigns beside them."""
+    folders = {p for folder in processed for p in Path(folder).parent.iterdir() if p.is_dir()}
+    tables = [pd.read_parquet(folder / "skipped.parquet") for folder in sorted(folders)
+              if (folder / "skipped.parquet").is_file()]
+    tables = [t for t in tables if not t.empty]
+    if not tables:
+        return pd.DataFrame(columns=["folder", "status", "reason"])
+    return pd.concat(tables, ignore_index=True).sort_values("folder", ignore_index=True)
+
+
+class Site:
+    """The report of the configured `campaign` from every campaign's judged tables."""
+
+    def __init__(self, root: Path, campaign: str, judged: Mapping[str, Judged],
+                 skipped: pd.DataFrame, captions: dict[str, str] | None = None) -> None:
+        if campaign not in judged:
+            raise ValueError(f"campaign {campaign}: not judged (no claims.parquet in "
+                             f"data/processed/{campaign})")
+        self.root, self.campaign, self.judged, self.skipped = root, campaign, judged, skipped
+        self.outputs = written.find(root, campaign, captions)
+        self.families = {name: summary.families(tables[0], tables[1], self.outputs)
+                         for name, tables in judged.items()}
+        self.others = [name for name in judged if name != campaign]
+        self.studies = written.studies(self.outputs)
+        self.env = environment()
+
+    def common(self, base: str) -> dict[str, Any]:
+        return {"base": base, "campaign": self.campaign, "all_claims": list(CLAIMS),
+                "other_campaigns": self.others, "study_names": list(self.studies),
+                "how_to_read": Markup(inline_html(summary.HOW_TO_READ))}
+
+    def render(self, target: Path, template: str, **context: Any) -> Path:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(self.env.get_template(template).render(**context))
+        return target
+
+    def other_lines(self) -> dict[str, str]:
+        return {name: f"{len(self.families[name])} famil"
+                      f"{'y' if len(self.families[name]) == 1 else 'ies'}; "
+                      + summary.tally([r for _, rows in self.families[name] for r in rows])
+                for name in self.others}
+
+    def study_lines(self) -> dict[str, str]:
+        return {name: f"{STUDIES.get(name, name)} (runs of campaign {items[0].campaign})"
+                for name, items in self.studies.items()}
+
+    def copy_outputs(self, out: Path) -> dict[str, Markup]:
+        """Figures and tables into the report's folder; each table rendered as HTML."""
+        (out / "figures").mkdir(parents=True, exist_ok=True)
+        (out / "tables").mkdir(parents=True, exist_ok=True)
+        tables = {}
+        for item in self.outputs:
+            folder = "figures" if item.kind == FIGURE else "tables"
+            shutil.copyfile(self.root / item.path, out / folder / item.path.name)
+            if item.kind != FIGURE:
+                tables[item.name] = render_table(self.root / item.path)
+        return tables
+
+    def claim_pages(self, out: Path, tables: Mapping[str, Markup]) -> list[Path]:
+        claims, checks = self.judged[self.campaign][:2]
+        claim_rows, check_rows = by_claim(claims), by_claim(checks)
+        rows = {(anchor(labels), row.claim): row
+                for labels, found in self.families[self.campaign] for row in found}
+        pages = []
+        for claim, info in CLAIMS.items():
+            families = []
+            for record in claim_rows.get(claim, []):
+                mine = [c for c in check_rows.get(claim, [])
+                        if all(c[k] == record[k] for k in FAMILY)]
+                labels = {k: record[k] for k in FAMILY}
+                families.append(claim_family(labels, rows[(anchor(labels), claim)], record,
+                                             mine))
+            write_runs(out / "runs" / f"{claim}.csv", runs_rows(check_rows.get(claim, [])))
+            pages.append(self.render(
+                out / "claims" / f"{claim}.html", "claim.html.j2", **self.common("../"),
+                claim=claim, headline=HEADLINES[claim], where=info.where,
+                statement=info.statement, families=families,
+                outputs=grouped(written.of_claim(self.outputs, claim)), tables=tables,
+                elsewhere=self.elsewhere(claim)))
+        return pages
+
+    def elsewhere(self, claim: str) -> list[dict[str, Any]]:
+        return [{"campaign": name, "anchor": anchor(labels),
+                 "label": summary.family_heading(labels), "verdict": row.verdict,
+                 "parts": row.parts}
+                for name in self.others for labels, rows in self.families[name]
+                for row in rows if row.claim == claim]
+
+    def write(self, results: Path) -> list[Path]:
+        out = results / "report"
+        if out.exists():  # no page of an earlier run is left behind
+            shutil.rmtree(out)
+        (out / "runs").mkdir(parents=True)
+        tables = self.copy_outputs(out)
+        pages = [self.render(out / "index.html", "index.html.j2", **self.common(""),
+                             families=family_views(self.families[self.campaign]),
+                             skipped=self.skipped.to_dict("records"),
+                             others=self.other_lines(), studies=self.study_lines())]
+        pages += self.claim_pages(out, tables)
+        for name in self.others:
+            drawn = [s for s, items in self.studies.items() if items[0].campaign == name]
+            pages.append(self.render(out / "campaigns" / f"{name}.html", "campaign.html.j2",
+                                     **self.common("../"), name=name, drawn=drawn,
+                                     families=family_views(self.families[name])))
+        for name, items in self.studies.items():
+            shown = items[0].campaign
+            page = ("../index.html" if shown == self.campaign
+                    else f"../campaigns/{shown}.html" if shown in self.others else "")
+            pages.append(self.render(out / "studies" / f"{name}.html", "study.html.j2",
+                                     **self.common("../"), name=name,
+                                     title=STUDIES.get(name, name), shown=shown,
+                                     shown_page=page, notebook=items[0].notebook,
+                                     items=items, tables=tables))
+        markdown = summary.document(
+            self.campaign, self.families[self.campaign], self.skipped, self.other_lines(),
+            self.study_lines(), summary.Links(report="report/", root="../"))
+        (results / "summary.md").write_text(markdown)
+        return [results / "summary.md", *pages]
+
+
+def build(results: Path, campaign: str, judged: Mapping[str, Judged],
+          processed: Iterable[Path]) -> list[Path]:
+    """results/summary.md and results/report/ of the configured `campaign`; the figures and
+    tables are those its notebooks wrote under results/'s parent (figures/, results/)."""
+    site = Site(results.parent, campaign, judged, skipped_folders(processed))
+    return site.write(results)
