@@ -5,13 +5,18 @@ with its profile's serial), and the host document its agent gets."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from journalbench.control.hosts import load_host
 from journalbench.control.nested import image
-from journalbench.control.nested.machine import Machine, check_safe
+from journalbench.control.nested import teardown as nested_teardown
+from journalbench.control.nested.machine import LOCKS, Machine, check_safe, flock_path
 from journalbench.control.nested.transport import agent_host, disk_id
 from journalbench.errors import ConfigError
 
@@ -101,3 +106,38 @@ def test_the_agent_sees_a_dedicated_disk_per_profile_and_the_machines_facts() ->
     facts = inside["nested"]["facts"]
     assert facts["accel"] == "tcg" and facts["boot_s"] == 4.3
     assert "drive" not in facts["disks"]["hdd"] and "port" not in facts
+
+
+def test_teardown_leaves_no_lock_file_of_a_machine_that_does_not_run(tmp_path: Path) -> None:
+    """What a killed controller leaves of a stopped machine (its folder, its lock files) goes."""
+    host = load_host(str(host_file(tmp_path, state=str(tmp_path / "state"))))
+    machine = Machine(host)
+    for what in LOCKS:
+        with machine.locked(what, fcntl.LOCK_EX):
+            pass
+    machine.folder.mkdir()
+    (machine.folder / "console.log").write_text("")
+    assert machine.residue() == [f"folder {machine.folder}"] + [
+        f"lock file {machine.lock_file(what)}" for what in LOCKS]
+    assert nested_teardown.teardown(host) == ["nothing left on this machine"]
+    assert machine.residue() == [] and sorted(os.listdir(host["state_dir"])) == []
+
+
+def test_a_waiter_on_a_removed_lock_file_locks_the_path_anew(tmp_path: Path) -> None:
+    """Teardown removes a lock file while holding it; whoever waited on it meanwhile must hold
+    the lock others see, not one on the removed file."""
+    path = tmp_path / "m.nested-boot.lock"
+    first = flock_path(path, fcntl.LOCK_EX)
+    got: list = []
+    waiter = threading.Thread(target=lambda: got.append(flock_path(path, fcntl.LOCK_EX)))
+    waiter.start()
+    time.sleep(0.2)  # the waiter has opened the file and waits on it
+    path.unlink()
+    first.close()
+    waiter.join(timeout=5)
+    assert got, "the waiter did not get the lock"
+    held = os.fstat(got[0].fileno())
+    assert (held.st_dev, held.st_ino) == (path.stat().st_dev, path.stat().st_ino)
+    with pytest.raises(BlockingIOError):  # a third controller sees the waiter's lock
+        flock_path(path, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    got[0].close()

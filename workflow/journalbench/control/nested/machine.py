@@ -18,7 +18,10 @@ reads (no NBD or FUSE in the kernel here).
 Two locks, both flock(2) (released by the kernel when their holder dies, even by SIGKILL):
 booting or stopping holds `<name>.nested-boot.lock` exclusively, so concurrent controllers boot
 once; every controller that uses the machine holds `<name>.nested-use.lock` shared, and
-stopping takes it exclusively, so a machine in use is never stopped under it.
+stopping takes it exclusively, so a machine in use is never stopped under it. Teardown removes
+both files while it holds both locks (nothing of the host is left in the state folder); a
+controller that was waiting on a file so removed finds it gone once it holds the lock, and
+locks the path anew (`flock_path`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from journalbench.errors import AgentError, ConfigError
 
 LOOPBACK = "127.0.0.1"
 STOP_GRACE_S = 10
+LOCKS = ("boot", "use")
 SAFE_ARG = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-")
 
 
@@ -108,11 +112,9 @@ class Machine:
 
     @contextmanager
     def locked(self, what: str, how: int) -> Iterator[IO[str]]:
-        handle = self.open_lock(what)
         try:
-            fcntl.flock(handle, how)
+            handle = flock_path(self.lock_file(what), how)
         except BlockingIOError:
-            handle.close()
             raise AgentError(f"host {self.name} is busy: a controller is using its nested "
                              f"machine ({self.lock_file(what)}); wait until it is done") from None
         try:
@@ -120,15 +122,15 @@ class Machine:
         finally:
             handle.close()
 
-    def open_lock(self, what: str) -> IO[str]:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        return self.lock_file(what).open("a")
-
     def lease(self) -> IO[str]:
         """A shared hold on the machine while a controller uses it; close it to let go."""
-        handle = self.open_lock("use")
-        fcntl.flock(handle, fcntl.LOCK_SH)
-        return handle
+        return flock_path(self.lock_file("use"), fcntl.LOCK_SH)
+
+    def remove_lock_files(self) -> None:
+        """Only while holding both locks exclusively (teardown): a waiter then finds its
+        file gone and locks the path anew."""
+        for what in LOCKS:
+            self.lock_file(what).unlink(missing_ok=True)
 
     # -- is it running -------------------------------------------------------------------------
 
@@ -335,15 +337,20 @@ class Machine:
         if self.folder.exists():
             shutil.rmtree(self.folder)
 
-    def stop(self) -> None:
+    def stop(self, remove_locks: bool = False) -> None:
+        """`remove_locks`: the caller holds the use lock exclusively (teardown)."""
         with self.booting():
             self.clean()
+            if remove_locks:
+                self.remove_lock_files()
 
     def residue(self) -> list[str]:
         found = [f"process {pid} ({process_name(pid)}) of nested host {self.name}"
                  for pid in processes_naming(self.folder)]
         if self.folder.exists():
             found.append(f"folder {self.folder}")
+        found += [f"lock file {self.lock_file(what)}" for what in LOCKS
+                  if self.lock_file(what).exists()]
         return found
 
 
@@ -353,6 +360,27 @@ def check_safe(host: dict[str, Any]) -> None:
         if not set(value) <= SAFE_ARG:
             raise ConfigError(f"{host.get('_file', host['name'])}: field {field}: a nested "
                               f"host's {field} may hold letters, digits and / . _ - only")
+
+
+def flock_path(path: Path, how: int) -> IO[str]:
+    """flock(2) on the file at `path` (made if missing), held by the handle returned. A file
+    removed by its last holder (teardown) may have been locked meanwhile by a waiter that had
+    opened it: that waiter then holds a lock nobody else can see, so it opens the path again."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        handle = path.open("a")
+        try:
+            fcntl.flock(handle, how)
+            held = os.fstat(handle.fileno())
+            now = os.stat(path)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                return handle
+        except FileNotFoundError:
+            pass  # removed while we waited: open it anew
+        except BaseException:
+            handle.close()
+            raise
+        handle.close()
 
 
 def free_port() -> int:

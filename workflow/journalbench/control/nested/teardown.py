@@ -31,7 +31,7 @@ def teardown(host: dict[str, Any], echo: Echo | None = None) -> list[str]:
         if machine.state() is not None:
             done.append(inside(host, echo))
             done.append("machine stopped")
-        machine.stop()
+        machine.stop(remove_locks=True)
     left = machine.residue()
     if left:
         raise AgentError(f"teardown of nested host {host['name']} incomplete: {'; '.join(left)}")
