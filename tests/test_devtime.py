@@ -13,6 +13,7 @@ import pytest
 
 from conftest import start_run
 from journalbench import runfolder
+from journalbench.agent.sampler import DEVTIME_SCRIPT, DeviceTimeTracer, devtime_source
 from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -80,3 +81,23 @@ def test_requests_and_device_time_per_tenant_and_journal(agent_host, tmp_path):
     # requests waited in BFQ before the device got them, the journal's commits too
     assert device["wait_ns"] > 0 and victim_row["jbd2_wait_ms"] is not None
     assert victim_row["own_wait_ms"] > 0 and victim_row["jbd2_wait_ms"] >= 0
+
+
+def test_on_cgroup_v2_the_tracer_reads_no_task_struct(tmp_path):
+    """On v2 the owner is the task's one cgroup and a jbd2 thread's pid (by its name): no
+    task_struct, whose types bpftrace would resolve with clang at every start. The script
+    compiles, attaches and prints its batches (the `cgroup` builtin exists on any host)."""
+    v1, v2 = devtime_source(1), devtime_source(2)
+    assert v1 == (Path(__file__).parents[1] / "workflow/journalbench/agent" / DEVTIME_SCRIPT
+                  ).read_text()
+    assert "curtask" in v1 and "curtask" not in v2
+    assert "cgroup);" in v2 and 'strncmp(comm, "jbd2/", 5)' in v2
+    tracer = DeviceTimeTracer(tmp_path, "4095:1048575", cgroup_version=2)  # no such disk
+    tracer.launch()
+    try:
+        tracer.wait_ready(timeout_s=30)
+        assert tracer.totals(fresh=True) == {}
+        assert "curtask" not in (tmp_path / DEVTIME_SCRIPT).read_text()
+    finally:
+        tracer.stop()
+    assert list(tmp_path.iterdir()) == []  # the script and its stderr are removed

@@ -76,12 +76,12 @@ def spec(arm: str, control: str, a: str, b: str) -> dict[str, Any]:
                         {"name": "b", "weight": 300, "workload": {**workload, "preset": b}}]}
 
 
-def written(run: Path) -> dict[tuple[str, str], int]:
-    """Bytes written per (kind, source) over the run's samples."""
+def written(run: Path, field: str = "write_bytes") -> dict[tuple[str, str], int]:
+    """Bytes written (or another field's sum) per (kind, source) over the run's samples."""
     totals: dict[tuple[str, str], int] = defaultdict(int)
     for line in (run / runfolder.SAMPLES).read_text().splitlines():
         row = json.loads(line)
-        totals[(row["kind"], row["source"])] += row["write_bytes"]
+        totals[(row["kind"], row["source"])] += row[field]
     return totals
 
 
@@ -185,6 +185,12 @@ def test_a_high_fsync_pair_on_each_container_arm_under_each_control(
         assert int(control_facts["iocost"]["model"]["wbps"]) > 0
     totals = written(dest)
     assert totals[("tenant", "a")] > 0 and totals[("tenant", "b")] > 0  # io.stat counts them
+    # the device-time tracer (v2: by the task's cgroup, jbd2 by its name) names each tenant
+    # and each journal that wrote
+    times, requests = written(dest, "time_ns"), written(dest, "requests")
+    assert times[("tenant", "a")] > 0 and times[("tenant", "b")] > 0
+    assert all(requests[key] > 0 for key, value in totals.items()
+               if key[0] == "jbd2" and value > 0)
     cpu = facts["cpu_during_run"]
     assert cpu["seconds"] >= DURATION_S - 1 and set(cpu["cpus"]) == {"cpu0", "cpu1"}
     share = totals[("tenant", "a")] / (totals[("tenant", "a")] + totals[("tenant", "b")])

@@ -257,7 +257,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
     # host): it does so while the arm sets up, after the device's probe (in a TCG guest its
     # compiling beside the probe cost the probe 12-26% of its rates, even at nice 19; the
     # arm's set-up, on the other hand, is as much CPU, so both share it at one priority)
-    devtime = DeviceTimeTracer(root, device.devnum)
+    devtime = DeviceTimeTracer(root, device.devnum, control.backend.version)
     try:
         root.mkdir(parents=True, exist_ok=True)  # a dedicated disk's run has made nothing yet
         devtime.launch()
