@@ -12,7 +12,8 @@ a throw-away local host (this machine, cgroup v1). Reported:
    per-container-journal, hdd, --run-s s) under each I/O control through run_remote (the route
    `journalbench dispatch` takes): wall time, the agent's set-up and teardown, the time outside
    the measured phase (wall - workload_s) and its share of a 60 s run (the goal: at most 15%),
-   where the agent's set-up goes (run.log).
+   where the agent's set-up goes (run.log), and the route's steps outside the agent (connect
+   and deploy, reap, the agent's own start and exit, fetch).
 3. the guest's vCPUs during those pairs (host.json cpu_during_run): busy share and seconds
    saturated, per vCPU (I/O-bound runs leave them far from saturated).
 4. shares: tenant a's share of the two tenants' bytes in those pairs and in a pair of direct
@@ -43,11 +44,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench_route import phases
+from bench_route import phases, timed_steps
 from throwaway import throwaway_host
 
 from journalbench import runfolder
 from journalbench.agent import provenance
+from journalbench.control import runremote
 from journalbench.control.checkhost import check_host
 from journalbench.control.hosts import load_host
 from journalbench.control.nested import teardown as nested_teardown
@@ -57,6 +59,22 @@ from journalbench.formats.fio import fio_file, parse_fio, summarise
 
 RUN_S = 60  # the run length the overhead goal is stated for
 GOAL = 0.15
+ROUTE: dict[str, list[float]] = defaultdict(list)  # run_remote's steps in the run under way
+
+
+def time_route() -> None:
+    """Time run_remote's steps (bench_route's, and the agent's run over SSH) into ROUTE."""
+    timed_steps(ROUTE)
+    original = runremote._run_agent
+
+    def run_agent(*args: Any, **kwargs: Any) -> None:
+        started = time.perf_counter()
+        try:
+            original(*args, **kwargs)
+        finally:
+            ROUTE["run_agent"].append(time.perf_counter() - started)
+
+    runremote._run_agent = run_agent
 
 
 @contextmanager
@@ -103,17 +121,22 @@ def pair(arm: str, control: str, a: str, b: str, seconds: int, rep: int,
 
 def run(host: dict[str, Any], spec: dict[str, Any], work: Path) -> dict[str, Any]:
     dest = work / f"{runfolder.run_id(spec)}-{host['name']}"
+    ROUTE.clear()
     started = time.monotonic()
     run_remote(host, spec, dest)
     wall = time.monotonic() - started
     facts = json.loads((dest / runfolder.HOST).read_text())
+    route = {name: sum(times) for name, times in ROUTE.items()}
+    route["agent start and exit"] = route.pop("run_agent") - facts["timing"]["total_s"]
+    route["connect, spec, rm"] = (wall - facts["timing"]["total_s"]
+                                  - sum(v for k, v in route.items() if k != "build_bundle"))
     totals: dict[tuple[str, str], int] = defaultdict(int)
     for line in (dest / runfolder.SAMPLES).read_text().splitlines():
         row = json.loads(line)
         totals[(row["kind"], row["source"])] += row["write_bytes"]
     fio = {t: summarise(parse_fio(dest / fio_file(t))) for t in "ab"}
     return {"wall": wall, "facts": facts, "totals": totals, "fio": fio,
-            "phases": phases(dest / runfolder.RUN_LOG)}
+            "phases": phases(dest / runfolder.RUN_LOG), "route": route}
 
 
 def share(result: dict[str, Any]) -> float:
@@ -187,6 +210,12 @@ def part_pairs(host: dict[str, Any], work: Path, seconds: int,
             spent[name].append(value)
     print("   the agent's time by phase (median s): " + ", ".join(
         f"{name} {statistics.median(v):.1f}" for name, v in sorted(spent.items())))
+    steps: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        for name, value in r["route"].items():
+            steps[name].append(value)
+    print("   the route outside the agent (median s): " + ", ".join(
+        f"{name} {statistics.median(v):.2f}" for name, v in steps.items()))
     return results
 
 
@@ -226,6 +255,7 @@ def main() -> int:
     if os.geteuid() != 0:
         print("bench_nested: needs root", file=sys.stderr)
         return 2
+    time_route()
     work = Path(tempfile.mkdtemp(prefix="journalbench-bench-nested-out-"))
     try:
         with nested_host() as host:
