@@ -3,6 +3,7 @@ the reaping of a cut-off agent. Real runs over SSH are in test_remote_e2e.py."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -68,7 +69,42 @@ def test_bundle_is_deterministic_and_holds_the_agent():
     for absent in ("control/hosts.py", "plan/schemas.py", "control/transport.py",
                    "plan/campaign.py", "judge/stats.py", "cli/main.py"):
         assert f"journalbench/{absent}" not in names
-    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    assert not [n for n in names if "__pycache__" in n]
+    # each module's bytecode beside it, and nothing else compiled (a data script stays source)
+    modules = {n[:-3] for n in names if n.endswith(".py") and n != "__main__.py"
+               and bundle._is_module(bundle.PACKAGE_DIR.parent / n)}
+    assert {n[:-4] for n in names if n.endswith(".pyc")} == modules
+
+
+def test_bundle_is_the_same_bytes_from_any_controller_process():
+    """Its name is its hash: two dispatches (other processes, other hash seeds) must build the
+    same bundle, or each would upload its own."""
+    script = ("import hashlib, sys; from journalbench.control import bundle; "
+              "sys.stdout.write(hashlib.sha256(bundle.bundle_bytes()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                              text=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("0", "1", "4242")}
+    assert digests == {hashlib.sha256(bundle.bundle_bytes()).hexdigest()}
+
+
+def test_the_agent_imports_its_bytecode_and_falls_back_to_source(tmp_path: Path):
+    """zipimport takes a module's .pyc (nothing to compile at the agent's start); a python of
+    another bytecode version finds a magic number it does not know and compiles the source."""
+    pyz = bundle.build_bundle(tmp_path)
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import journalbench.agent.run as r; "
+             "print(r.__file__)")
+    loaded = subprocess.run([sys.executable, "-c", probe, str(pyz)], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    assert loaded == f"{pyz}/journalbench/agent/run.pyc"
+    stale = tmp_path / "stale.pyz"
+    with zipfile.ZipFile(pyz) as source, zipfile.ZipFile(stale, "w") as copy:
+        for item in source.infolist():
+            data = source.read(item)
+            copy.writestr(item, b"\0\0\r\n" + data[4:] if item.filename.endswith(".pyc")
+                          else data)
+    loaded = subprocess.run([sys.executable, "-c", probe, str(stale)], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    assert loaded == f"{stale}/journalbench/agent/run.py"
 
 
 def test_bundle_runs_on_a_bare_python(tmp_path: Path):

@@ -4,13 +4,20 @@ python (no venv there, so every bundled module must be stdlib-only at top level)
 Its `__main__` is `journalbench.agent.main`, which knows only the agent's commands; the
 controller's modules (hosts, schemas, transport, ...) stay out, which is how the agent knows it
 gets plain JSON the controller already validated.
+
+Each module comes with its bytecode beside it (`x.pyc` next to `x.py`), compiled by the
+controller's python: zipimport cannot cache what it compiles, so without it every agent start
+compiles the ~60 modules it imports anew. A host whose python has another bytecode version
+(magic number) ignores the .pyc and compiles the source, as before.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import io
+import marshal
 import os
 import sys
 import threading
@@ -136,13 +143,28 @@ def bundle_members() -> list[tuple[str, Path]]:
     return sorted((f"journalbench/{p.relative_to(PACKAGE_DIR).as_posix()}", p) for p in files)
 
 
+def bytecode(name: str, source: bytes) -> bytes:
+    """A module's .pyc as zipimport reads it beside its source (PEP 552): hash-based and
+    unchecked, since both come from this build; no timestamp, so the bundle stays the same
+    bytes for the same sources. Marshal format 2 has no back-references: later formats mark an
+    object for one by its reference count in the compiling process, so another controller
+    process (pytest, check-host, dispatch) built other bytes, a bundle of another name."""
+    code = compile(source, name, "exec", dont_inherit=True)
+    flags = (0b01).to_bytes(4, "little")  # hash-based, source not checked
+    return (importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(source)
+            + marshal.dumps(code, 2))
+
+
 def bundle_bytes() -> bytes:
     """The zipapp, byte for byte the same for the same sources (fixed order, times, modes)."""
     buffer = io.BytesIO()
     buffer.write(b"#!/usr/bin/env python3\n")
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         entries = [("__main__.py", BUNDLE_MAIN.encode())]
-        entries += [(name, path.read_bytes()) for name, path in bundle_members()]
+        for name, path in bundle_members():
+            entries.append((name, path.read_bytes()))
+            if _is_module(path):
+                entries.append((f"{name[:-3]}.pyc", bytecode(name, entries[-1][1])))
         for name, data in entries:
             info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
             info.external_attr = 0o644 << 16
