@@ -96,6 +96,32 @@ def test_report_renders_with_the_ledger_and_every_captioned_figure(report: Path,
     assert f"{campaign} / local / " in ledger_text  # the configured campaign is judged too
 
 
+def test_the_ledger_counts_runs_and_lists_them_beside_it(report: Path, repo: Path) -> None:
+    """Inline run ids were half the ledger's text: each check counts its runs, claims-runs.csv
+    lists every one of them, and every starved tenant-run."""
+    import re
+
+    import pandas as pd
+
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    results = report.parent / campaign
+    ledger = (results / "claims.md").read_text()
+    assert not re.search(r"\b(vm|shared-journal|per-container-journal|journal-accounted)-"
+                         r"[0-9a-f]{12}\b", ledger)
+    assert "; runs: " in ledger and "([ids](claims-runs.csv))" in ledger
+    listed = pd.read_csv(results / "claims-runs.csv")
+    checks = pd.read_parquet(report.parent.parent / "data/processed" / campaign /
+                             "checks.parquet")
+    wanted = {(c.claim, c.test, run) for c in checks.itertuples() for run in str(c.runs).split()
+              if isinstance(c.runs, str)}
+    used = listed[listed["role"] == "used"]
+    assert wanted and wanted == set(zip(used["claim"], used["test"], used["run_id"],
+                                        strict=True))
+    starved = pd.read_parquet(report.parent.parent / "data/processed" / campaign /
+                              "starved.parquet")
+    assert (listed["role"] == "starved").sum() == int(starved["starved"].sum())
+
+
 # The claim-centric report (results/report/, journalbench/report/site.py) and the results at a
 # glance (results/summary.md, the README's table), from the same pipeline run.
 

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from journalbench.judge.claims import verdicts
+from journalbench.judge.claims import scope, verdicts
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
 from journalbench.report import summary
 
@@ -124,16 +124,30 @@ def test_run_folders_left_out_are_counted_and_named() -> None:
 
 
 def test_the_readme_table_is_the_compact_one() -> None:
-    """The README's copy: verdict, ours and the thesis's value, no outer pipes (each counts as a
-    word in the README's 1,500), the page link in a paragraph that says it is built."""
-    table = summary.readme_table([row(thesis="x1.14 per step (Table 4.1, p. 43: LXC ...)"),
+    """The README's copy: verdict, ours, the thesis's value and the factors this testbed differs
+    in, a word each, no outer pipes (each counts as a word in the README's 1,500), the page link
+    in a paragraph that says it is built."""
+    table = summary.readme_table([row(thesis="x1.14 per step (Table 4.1, p. 43: LXC ...)",
+                                      differs="weights, VM"),
                                   row(claim="C5", verdict="not testable here", effect="",
                                       thesis="")], summary.Links(report="results/report/",
                                                                  root=""))
     lines = table.splitlines()
-    assert lines[0] == "Claim (report page, built) | Verdict | Ours, 95% interval | Thesis"
+    assert lines[0] == ("Claim (report page, built) | Verdict | Ours, 95% interval | Thesis | "
+                        "Differs")
     assert lines[2] == ("[C8](results/report/claims/C8.html) | inconclusive | x1.1 [1, 1.2] | "
-                        "x1.14 per step")
-    assert lines[3] == "[C5](results/report/claims/C5.html) | not testable here | — | —"
+                        "x1.14 per step | weights, VM")
+    assert lines[3] == "[C5](results/report/claims/C5.html) | not testable here | — | — | —"
     assert summary.thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
     assert summary.thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"
+
+
+def test_the_readme_names_each_differing_factor_in_a_word_and_says_what_it_stands_for() -> None:
+    assert summary.differs_tags("what the weights divide, VM acceleration") == "weights, VM"
+    assert summary.differs_tags("") == ""
+    legend = summary.readme_legend(["VM", "weights", "VM"])
+    assert legend == ("Differs: unlike the thesis's testbed: weights (BFQ divides sectors, not "
+                      "disk time), VM (TCG, not KVM).")
+    # every factor the ledger can name has its word and its meaning
+    assert {summary.README_TAGS[f.name] for f in scope.FACTORS.values()} == set(
+        summary.README_TAG_TEXT)

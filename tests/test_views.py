@@ -144,7 +144,7 @@ def fileprep(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd
 
 
 def test_tables_of_a_two_profile_campaign_keep_the_profiles_apart(
-        fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+        fileprep: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path) -> None:
     rows = selection.victims(fileprep[0])
     table = views.medians(rows, ["beside", "prep"], "fsync_lat_mean_ms")
     assert list(table.columns[:4]) == ["host", "device_profile", "beside", "prep"]
@@ -156,9 +156,19 @@ def test_tables_of_a_two_profile_campaign_keep_the_profiles_apart(
         assert row["median"] == pytest.approx(np.median(own["fsync_lat_mean_ms"]))
         assert row["n"] == len(own)
     wide = views.fsync_table(rows)
-    assert list(wide.columns) == ["host", "device_profile", "beside", "shared-journal"]
+    assert list(wide.columns) == ["host", "device_profile", "beside", "shared-journal, ms"]
     assert list(zip(wide["device_profile"], wide["beside"], strict=True)) == [
         ("native", "alone"), ("native", "no-fsync"), ("hdd", "alone"), ("hdd", "no-fsync")]
+    # the CSV holds the cells' numbers, in the cells' order (a cell is text for reading)
+    views.write_table(wide, tmp_path, "t")
+    numbers = pd.read_csv(tmp_path / "t.csv")
+    assert list(numbers.columns) == ["host", "device_profile", "beside", "arm", "median", "low",
+                                     "high", "n", "unit"]
+    assert list(zip(numbers["device_profile"], numbers["beside"], strict=True)) == list(
+        zip(wide["device_profile"], wide["beside"], strict=True))
+    assert set(numbers["unit"]) == {"ms"} and numbers["median"].dtype == float
+    assert wide.loc[0, "shared-journal, ms"].startswith(f"{numbers.loc[0, 'median']:.3f} [")
+    assert (tmp_path / "t.md").read_text().count("shared-journal, ms") == 1
     shares = views.jbd2_shares(fileprep[0], by=("prep",))
     assert list(shares.columns[:4]) == ["host", "device_profile", "prep", "currency"]
     assert len(shares) == 2 * 3 * len(views.JBD2_SHARE)

@@ -255,8 +255,8 @@ def test_figures_and_tables_name_a_tcg_vm_first_and_as_such():
         for arm, accel in (("shared-journal", None), ("vm", "tcg")) for rep in range(3)])
     table = views.medians(rows, ["arm"], "throughput_mb_s")
     assert list(table["arm"]) == ["vm (TCG)", "shared-journal"]
-    assert list(views.fsync_table(rows).columns) == ["host", "beside", "vm (TCG)",
-                                                        "shared-journal"]
+    assert list(views.fsync_table(rows).columns) == ["host", "beside", "vm (TCG), ms",
+                                                        "shared-journal, ms"]
     fig = plots.bars(rows, "beside", "throughput_mb_s", "arm", "t", "h", "MB/s")
     legend = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
     assert legend == ["vm (TCG)", "shared-journal"]

@@ -130,11 +130,14 @@ rule ledger:
     output:
         md="results/claims.md",
         csv="results/claims.csv",
+        runs="results/claims-runs.csv",
         html=report(
             "results/claims.html", caption="../report/ledger.rst", category="Claims ledger"
         ),
         campaigns=[
-            f"results/{c}/claims.{ext}" for c in LEDGER_CAMPAIGNS for ext in ("md", "html", "csv")
+            f"results/{c}/claims{ext}"
+            for c in LEDGER_CAMPAIGNS
+            for ext in (".md", ".html", ".csv", "-runs.csv")
         ],
         summary="results/summary.md",
         report=directory("results/report"),

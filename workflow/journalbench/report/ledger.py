@@ -1,7 +1,9 @@
 """The ledger as a document: a summary of every claim's verdict per family, the starved runs, then
 a section per claim (the thesis's statement and figure, ours with its interval, the test, p,
-the verdict and why, the runs used, our figure). Written as Markdown (results/claims.md), as
-HTML for the report (results/claims.html) and as CSV for machines (results/claims.csv)."""
+the verdict and why, how many runs it used, our figure). Written as Markdown
+(results/claims.md), as HTML for the report (results/claims.html) and as CSV for machines
+(results/claims.csv). The runs behind each check, and every starved run, are listed once in
+claims-runs.csv beside them: inline, their ids were half the ledger's text."""
 
 from __future__ import annotations
 
@@ -26,7 +28,15 @@ from journalbench.judge.claims.verdicts import (
     unit_of,
     values_text,
 )
+from journalbench.vocabulary import ARMS
 
+RUNS_FILE = "claims-runs.csv"  # beside the ledger
+# what a run was to a check (the checks table's column of run ids for each)
+ROLES = {"runs": "used", "starved_runs": "used, a tenant starved",
+         "excluded_runs": "left out as CPU-bound"}
+# the ids a check's `why` names (the runs' CSV has them): the notes that list them, and an id
+RUN_NOTES = ("; starved runs among those used: ", "; runs left out as CPU-bound: ")
+RUN_ID = rf"\b(?:{'|'.join(re.escape(arm) for arm in ARMS)})-[0-9a-f]{{12}}\b"
 Block = tuple[str, object]  # ("h1" | "h2" | "h3" | "p" | "ul" | "table", content)
 CSV_COLUMNS = [*FAMILY, "claim", "verdict", "parts", "scope_differs", "p_for_holm",
                "p_against_holm", "part", "test", "test_name", "status", "outcome", "effect",
@@ -124,35 +134,70 @@ def changes_blocks(claims: pd.DataFrame) -> list[Block]:
     return blocks
 
 
+def without_run_ids(text: str) -> str:
+    """`text` without the run ids the ledger lists (the runs' CSV has them)."""
+    for note in RUN_NOTES:
+        text = text.split(note, 1)[0]
+    text = re.sub(rf" \((?:{RUN_ID}[ ,]*)+\)", "", text)  # "left out (vm-... vm-...)"
+    return re.sub(rf"(?:{RUN_ID}[ ,]*)+", "(see the runs) ", text).rstrip()
+
+
 def starvation_blocks(starved: pd.DataFrame) -> list[Block]:
     flagged = starved[starved["starved"]]
     blocks: list[Block] = [("h2", "Starved runs"), (
         "p", "A tenant is starved in a run when a full second passes without a byte for it "
              "while its tool runs, or its share of the run's bytes is below a quarter of what "
-             "its weight promises. Such runs stay in the tests; each claim lists those it used.")]
+             "its weight promises. Such runs stay in the tests; each claim counts those it used. "
+             f"Every starved run, with its seconds without a byte and its share: [{RUNS_FILE}]"
+             f"({RUNS_FILE}) (role `starved`).")]
     if flagged.empty:
         return [*blocks, ("p", "None.")]
-    table = flagged[["campaign", "host", "run_id", "arm", "tenant", "zero_seconds",
-                     "achieved_share", "target_share"]].round(3)
+    table = (flagged.groupby(["campaign", "host", "arm", "tenant", "target_share"],
+                             observed=True)
+             .agg(runs=("run_id", "nunique"), most_zero_seconds=("zero_seconds", "max"),
+                  lowest_share=("achieved_share", "min"))
+             .reset_index().round(3))
     return [*blocks, ("table", table)]
+
+
+def ids(text: Any) -> list[str]:
+    return str(text).split() if isinstance(text, str) else []
+
+
+def runs_table(checks: pd.DataFrame, starved: pd.DataFrame) -> pd.DataFrame:
+    """Every run behind a check (claim, part, test, role) and every starved tenant-run, one row
+    each: what the ledger counts."""
+    rows = [{**{key: check[key] for key in (*FAMILY, "claim", "part", "test")},
+             "role": role, "run_id": run}
+            for check in checks.to_dict("records") for column, role in ROLES.items()
+            for run in ids(check[column])]
+    used = pd.DataFrame(rows, columns=[*FAMILY, "claim", "part", "test", "role", "run_id"])
+    flagged = starved[starved["starved"]].assign(role="starved")
+    return pd.concat([used, flagged.reindex(columns=[
+        "campaign", "host", "role", "run_id", "arm", "tenant", "zero_seconds",
+        "achieved_share", "target_share"])], ignore_index=True)
+
+
+def counted(text: Any, what: str) -> str:
+    n = len(ids(text))
+    return f"; {what}: {n}" if n else ""
 
 
 def check_item(row: Mapping[str, Any]) -> str:
     head = f"**{row['test']}** ({row['part']} half)"
     if row["status"] != MEASURED:
-        return f"{head}: {row['status']}: {row['why_not']}"
+        return f"{head}: {row['status']}: {without_run_ids(row['why_not'])}"
     shown = values_text(row)
     shown = f" = {shown}" if shown else ""
     scope = f"; this testbed differs in: {row['differs']}" if row["differs"] else ""
     tost = (f", 90% [{row['tost_low']:.3g}, {row['tost_high']:.3g}]"
             if pd.notna(row["tost_low"]) else "")
-    starved = f"; starved: {row['starved_runs']}" if row["starved_runs"] else ""
-    if row["excluded_runs"]:
-        starved += f"; left out as CPU-bound: {row['excluded_runs']}"
+    runs = (f"runs: {len(ids(row['runs']))}{counted(row['starved_runs'], 'starved')}"
+            f"{counted(row['excluded_runs'], 'left out as CPU-bound')} ([ids]({RUNS_FILE}))")
     return (f"{head}: **{row['outcome']}**: ours {effect_text(row)}{tost}{shown} "
             f"(n {row['n']}), thesis {row['thesis']}; {row['test_name']}: p = "
             f"{row['p_for']:.3g} (opposite: {row['p_against']:.3g}); smallest detectable "
-            f"{detectable_text(row)}{scope}; runs: {row['runs']}{starved}")
+            f"{detectable_text(row)}{scope}; {runs}")
 
 
 def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]], figures: str,
@@ -169,7 +214,7 @@ def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]]
                           if (root / figures / row["campaign"] / f"{name}.png").is_file())
         blocks.append(("h3", f"{family_name(row)}: {row['verdict']}"))
         parts = f" **Parts:** {row['parts']}." if row["parts"] else ""
-        blocks.append(("p", f"**Why:** {row['why']}.{parts}"
+        blocks.append(("p", f"**Why:** {without_run_ids(row['why'])}.{parts}"
                        + (f" **Figure:** {links}" if links else "")))
         family = checks.get((claim, *(row[key] for key in FAMILY)), [])
         if family:
@@ -244,11 +289,13 @@ def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
 
 def write(target: Path, title: str, claims: pd.DataFrame, checks: pd.DataFrame,
           starved: pd.DataFrame, figures: str) -> list[Path]:
-    """target.md, target.html and target.csv."""
+    """target.md, target.html, target.csv and the runs they count (RUNS_FILE beside them)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     blocks = document(title, claims, checks, starved, figures, target.parent)
-    paths = [target.with_suffix(s) for s in (".md", ".html", ".csv")]
+    paths = [*(target.with_suffix(s) for s in (".md", ".html", ".csv")),
+             target.parent / RUNS_FILE]
     paths[0].write_text(markdown(blocks))
     paths[1].write_text(to_html(blocks))
     csv_table(claims, checks).to_csv(paths[2], index=False)
+    runs_table(checks, starved).to_csv(paths[3], index=False)
     return paths

@@ -42,27 +42,14 @@ from journalbench.judge.claims.verdicts import (
 )
 from journalbench.report import outputs as written
 from journalbench.report import summary
-from journalbench.report.ledger import inline_html
+from journalbench.report.ledger import inline_html, without_run_ids
 from journalbench.report.outputs import FIGURE, STUDIES, Output
-from journalbench.vocabulary import ARMS
 
 Judged = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]  # claims, checks, starved
 RUNS_COLUMNS = [*FAMILY, "claim", "part", "test", "outcome", "run_id", "used", "starved"]
 # A page names no run: its runs are behind a link (runs/<claim>.csv). A run id is its arm and
 # 12 hex digits (runfolder.py); the verdict's why ends with the notes verdicts.runs_note
 # appends, which list them.
-RUN_ID = rf"\b(?:{'|'.join(re.escape(arm) for arm in ARMS)})-[0-9a-f]{{12}}\b"
-RUN_NOTES = ("; starved runs among those used: ", "; runs left out as CPU-bound: ")
-
-
-def without_run_ids(text: str) -> str:
-    """`text` without the run ids the ledger lists (the runs' CSV has them)."""
-    for note in RUN_NOTES:
-        text = text.split(note, 1)[0]
-    text = re.sub(rf" \((?:{RUN_ID}[ ,]*)+\)", "", text)  # "left out (vm-... vm-...)"
-    return re.sub(rf"(?:{RUN_ID}[ ,]*)+", "(see the runs) ", text).rstrip()
-
-
 def environment() -> Environment:
     return Environment(loader=PackageLoader("journalbench.report", "templates"),
                        autoescape=select_autoescape(["j2"]), undefined=StrictUndefined,

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from journalbench.judge.claims import scope
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, THESIS_CLAIMS
 from journalbench.judge.claims.verdicts import (
     CONTRADICTED,
@@ -62,6 +63,7 @@ class Row:
     parts: str  # each part's outcome, counted
     rests_on: str
     figure: Output | None
+    differs: str = ""  # the factors this testbed differs in, as README_TAGS names them
 
 
 def shown_verdict(verdict: str, why: str) -> str:
@@ -120,6 +122,13 @@ def rests_on(claim: Mapping[str, Any], checks: Sequence[Mapping[str, Any]]) -> s
     return "; ".join(said) if said else "no check of it is encoded"
 
 
+def differs_tags(differs: str) -> str:
+    """The ledger's differing factors ("what the weights divide, VM acceleration") in the
+    README's words ("weights, VM")."""
+    names = {f.short: f.name for f in scope.FACTORS.values()}
+    return ", ".join(README_TAGS[names[short]] for short in str(differs).split(", ") if short)
+
+
 def shown_parts(parts: str) -> str:
     """The ledger's count of parts with those without runs named as the verdict names them."""
     return re.sub(rf"\b(\d+) {MISSING}\b", rf"\1 {NOT_RUN}", str(parts))
@@ -138,7 +147,8 @@ def claim_row(claim: Mapping[str, Any], checks: Sequence[Mapping[str, Any]],
         part=part["test"] if part else "", verdict=verdict,
         parts=shown_parts(claim["parts"]) if run else "",
         rests_on=rests_on(claim, checks) if run else "—",
-        figure=main_figure(outputs, claim["claim"], claim["campaign"]))
+        figure=main_figure(outputs, claim["claim"], claim["campaign"]),
+        differs=differs_tags(claim["differs"]) if run else "")
 
 
 def families(claims: pd.DataFrame, checks: pd.DataFrame,
@@ -228,9 +238,22 @@ def family_heading(labels: Mapping[str, Any]) -> str:
 
 # The README's table is the summary's, cut to what fits an artifact appendix of at most 1,500
 # words (tests/test_docs.py counts like wc -w, a table's pipes included): each claim's verdict,
-# ours for the part it turns on and the thesis's value; its page (linked) has the rest. No
-# outer pipes: each would count as a word.
-README_COLUMNS = ("Claim (report page, built)", "Verdict", "Ours, 95% interval", "Thesis")
+# ours for the part it turns on, the thesis's value and, in a word each, the factors this
+# testbed differs in; its page (linked) has the rest. No outer pipes: each would count as a word.
+README_COLUMNS = ("Claim (report page, built)", "Verdict", "Ours, 95% interval", "Thesis",
+                  "Differs")
+README_TAGS = {scope.WEIGHTS: "weights", scope.VIRTUALIZATION: "VM",
+               scope.PLATFORM: "platform", scope.WRITEBACK: "write-back",
+               scope.DEVICE: "device"}
+README_TAG_TEXT = {"weights": "BFQ divides sectors, not disk time",
+                   "VM": "TCG, not KVM", "platform": "LXC, not OpenVZ",
+                   "write-back": "cgroup v1 charges it to no tenant", "device": "no hard disk"}
+
+
+def readme_legend(tags: Iterable[str]) -> str:
+    """What each tag the table uses stands for."""
+    said = [f"{tag} ({README_TAG_TEXT[tag]})" for tag in README_TAG_TEXT if tag in set(tags)]
+    return f"Differs: unlike the thesis's testbed: {', '.join(said)}."
 
 
 def thesis_value(text: str) -> str:
@@ -243,7 +266,7 @@ def readme_table(rows: Sequence[Row], links: Links) -> str:
     lines = [" | ".join(README_COLUMNS), "|".join("---" for _ in README_COLUMNS)]
     for row in rows:
         cells = [f"[{row.claim}]({links.claim(row.claim)})", row.verdict,
-                 row.effect or "—", thesis_value(row.thesis) or "—"]
+                 row.effect or "—", thesis_value(row.thesis) or "—", row.differs or "—"]
         lines.append(" | ".join(cell(c) for c in cells))
     return "\n".join(lines)
 
@@ -254,8 +277,12 @@ def readme_block(found: Sequence[tuple[dict[str, Any], list[Row]]], campaign: st
     the compact table."""
     parts = []
     for labels, rows in found:
-        where = campaign if len(found) == 1 else family_heading(labels)
-        parts += [f"Campaign {where}: {tally(rows)}.", "", readme_table(rows, links), ""]
+        # the README names its one campaign above the block; families need their names
+        where = "" if len(found) == 1 else f"{family_heading(labels)}: "
+        parts += [f"{where}{sentence(tally(rows))}.", "", readme_table(rows, links), ""]
+    tags = [tag for _, rows in found for row in rows for tag in row.differs.split(", ") if tag]
+    if tags:
+        parts += [readme_legend(tags), ""]
     return "\n".join(parts).rstrip("\n")
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from journalbench.judge import memo, stats
 from journalbench.judge.claims import beside_rank, mariadb, redis
+from journalbench.judge.claims.verdicts import units
 from journalbench.judge.selection import (
     base_alone,
     base_paired,
@@ -299,7 +300,10 @@ def cpu_flags(rows: pd.DataFrame) -> pd.DataFrame:
 
 def cell_table(rows: pd.DataFrame, value: str, digits: int = 1) -> pd.DataFrame:
     """Thesis-table layout: median [95% CI] of `value` over repetitions per host, device
-    profile and neighbour (rows, in `beside`'s order) and arm (columns)."""
+    profile and neighbour (rows, in `beside`'s order) and arm (columns, each naming the unit).
+    A cell such as "36.928 [34.543, 43.371]" is for reading: the numbers ride along in
+    `.attrs["csv"]` (a row per condition and arm: median, low, high, n, unit), which
+    write_table writes as the CSV."""
     rows = rows.assign(beside=rows["beside"].astype(str))  # no rows for absent neighbours
     table = medians(rows, ["beside", "arm"], value)
     table["cell"] = [f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo)
@@ -312,8 +316,15 @@ def cell_table(rows: pd.DataFrame, value: str, digits: int = 1) -> pd.DataFrame:
     wide = wide.reindex(index=sorted(wide.index, key=lambda key: (
         key[0], *([profiles.index(key[1])] if profiles else []), beside_rank(key[-1]))),
         columns=arm_order(wide.columns)).fillna("no runs")
-    wide.columns.name = None
-    return wide.reset_index()
+    unit = units().get(value, "")
+    shown = {key: n for n, key in enumerate(wide.index)}  # the numbers in the cells' order
+    place = [shown[key] for key in table[index].itertuples(index=False, name=None)]
+    numbers = (table.drop(columns="cell").assign(unit=unit, place=place)
+               .sort_values(["place", "arm"]).drop(columns="place").reset_index(drop=True))
+    wide.columns = [f"{arm}, {unit}" if unit else arm for arm in wide.columns]
+    wide = wide.reset_index()
+    wide.attrs["csv"] = numbers
+    return wide
 
 
 class Rows(Mapping[str, pd.DataFrame]):
@@ -452,7 +463,11 @@ def example_shares(samples: pd.DataFrame, runs: pd.DataFrame, **where: Any) -> p
 def write_table(table: pd.DataFrame, results: Path | str, name: str, index: bool = False) -> None:
     results = Path(results)
     results.mkdir(parents=True, exist_ok=True)
-    table.to_csv(results / f"{name}.csv", index=index)
+    numbers = table.attrs.get("csv")  # a cell table's numbers (cell_table), not its cells
+    if numbers is not None:
+        numbers.to_csv(results / f"{name}.csv", index=False)
+    else:
+        table.to_csv(results / f"{name}.csv", index=index)
     (results / f"{name}.md").write_text(table.to_markdown(index=index) + "\n")
 
 

@@ -1,0 +1,127 @@
+"""What the thesis could not ask: which of its findings depend on the cgroup version and on the
+I/O controller? The same claims judged on three testbeds that differ only there, side by side:
+thesis-hdd (cgroup v1, BFQ: this machine), and the thesis-v2 campaign on a cgroup-v2 host
+(the nested host) under BFQ and under iocost, each its own family of the ledger. Per check: its
+effect with its interval and its outcome on each testbed, and the test below of "the testbed
+changes this effect".
+
+The test, fixed before thesis-v2's first run (the device-class study's, extended to shares):
+for each check measured on the baseline testbed (v1/bfq) and on another, the change of its
+effect with a 95% interval and a two-sided p, each effect's standard error read off its own 95%
+interval (a normal approximation of the check's t interval): a ratio effect (effect 1 = none)
+compared on the log scale (the change is a ratio of ratios), a share effect on its own scale
+(the change is a difference of shares). Holm over every comparison of the study; `depends`
+where the Holm p is below 0.05. No new margin: the verdicts are the ledger's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from journalbench.judge.claims.checks import SHARE_KINDS
+from journalbench.judge.claims.verdicts import MEASURED
+from journalbench.report.device_class import Z95, numbered
+
+# the claims thesis-v2 measures: the fio claims, the Redis claims with buffered neighbours, and
+# the MariaDB claims where a MariaDB tenant on the v2 host is not CPU-bound
+CLAIMS = ("C3", "C4", "C8", "C9", "C10", "C15", "C17", "C18", "C24", "C22", "C23",
+          "C11", "C12", "C13", "C14", "C16", "C19", "C20")
+BASELINE = "v1/bfq"
+TESTBEDS = (BASELINE, "v2/bfq", "v2/iocost")  # the order of the table's columns
+COLUMNS = ["claim", "check", "test", "kind", "from", "to", "effect_from", "low_from",
+           "high_from", "effect_to", "low_to", "high_to", "scale", "change", "low", "high",
+           "p", "p_holm", "depends"]
+
+
+def testbed_of(cgroup_version: object, io_control: object) -> str:
+    """"v2/iocost": the cgroup version a family's runs had and the I/O control that enforced
+    its weights."""
+    version = "?" if pd.isna(cgroup_version) else int(cgroup_version)
+    return f"v{version}/{io_control}"
+
+
+def testbeds(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per family (campaign, host, device profile, io_control): its testbed. A family whose
+    runs had more than one cgroup version is an error: it would pool two testbeds."""
+    keys = ["campaign", "host", "device_profile", "io_control"]
+    versions = runs.groupby(keys, observed=True)["cgroup_version"].unique()
+    mixed = versions[versions.map(len) > 1]
+    if not mixed.empty:
+        raise ValueError(f"family {dict(zip(keys, mixed.index[0], strict=True))}: runs on "
+                         f"cgroup versions {sorted(mixed.iloc[0])}; a family is one testbed")
+    return pd.DataFrame([{**dict(zip(keys, key, strict=True)),
+                          "testbed": testbed_of(found[0], key[-1])}
+                         for key, found in versions.items()])
+
+
+def effects(tests: pd.DataFrame, runs: pd.DataFrame,
+            claims: Iterable[str] = CLAIMS) -> pd.DataFrame:
+    """The measured checks of `claims`, a row per check and testbed (the tests tables of the
+    campaigns compared, concatenated), with the check's number within its claim."""
+    beds = testbeds(runs)
+    rows = tests[tests["claim"].isin(list(claims)) & (tests["status"] == MEASURED)]
+    rows = rows.merge(beds, on=["campaign", "host", "device_profile", "io_control"],
+                      how="inner")
+    return numbered(rows).reset_index(drop=True)
+
+
+def verdicts(tests: pd.DataFrame, runs: pd.DataFrame,
+             claims: Iterable[str] = CLAIMS) -> pd.DataFrame:
+    """A row per claim, a column per testbed with the claim's verdict there (the ledger's), and
+    whether it changes between them."""
+    beds = testbeds(runs)
+    rows = tests[tests["claim"].isin(list(claims))].merge(
+        beds, on=["campaign", "host", "device_profile", "io_control"], how="inner")
+    wide = rows.pivot_table(index="claim", columns="testbed", values="outcome",
+                            aggfunc="first")
+    wide = wide.reindex(columns=[t for t in TESTBEDS if t in wide.columns])
+    wide["changes"] = wide.nunique(axis=1) > 1
+    order = sorted(wide.index, key=lambda c: int(c[1:]))
+    return wide.loc[order].reset_index().rename_axis(columns=None)
+
+
+def change(first: pd.Series, other: pd.Series) -> dict[str, float | str]:
+    """The change of one check's effect from `first` to `other`, with its 95% interval and a
+    two-sided p: a ratio of ratios for a ratio effect, a difference for a share effect."""
+    from scipy import stats as sps
+
+    share = first["kind"] in SHARE_KINDS
+    scale = "difference" if share else "ratio"
+    shown = (lambda x: x) if share else np.exp
+    at = (lambda x: x) if share else np.log
+    diff = at(other["effect"]) - at(first["effect"])
+    se = np.hypot(*((at(r["high"]) - at(r["low"])) / (2 * Z95) for r in (first, other)))
+    p = 2 * sps.norm.sf(abs(diff) / se) if se > 0 else np.nan
+    return {"scale": scale, "change": shown(diff), "low": shown(diff - Z95 * se),
+            "high": shown(diff + Z95 * se), "p": p}
+
+
+def dependence(effects: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
+    """The pre-registered test (module doc): each check measured on `baseline` and another
+    testbed, its change there, Holm over every comparison."""
+    from journalbench.judge.stats import holm
+
+    rows = []
+    for (claim, check), group in effects.groupby(["claim", "check"], sort=False):
+        base = group[group["testbed"] == baseline]
+        if base.empty:
+            continue
+        first = base.iloc[0]
+        for bed in (t for t in TESTBEDS if t != baseline):
+            other = group[group["testbed"] == bed]
+            if other.empty:
+                continue
+            other = other.iloc[0]
+            rows.append({"claim": claim, "check": check, "test": first["test"],
+                         "kind": first["kind"], "from": baseline, "to": bed,
+                         "effect_from": first["effect"], "low_from": first["low"],
+                         "high_from": first["high"], "effect_to": other["effect"],
+                         "low_to": other["low"], "high_to": other["high"],
+                         **change(first, other)})
+    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "depends")])
+    if table.empty:
+        return table.reindex(columns=COLUMNS)
+    rejected, adjusted = holm(table["p"].fillna(1.0).to_numpy())
+    return table.assign(p_holm=adjusted, depends=rejected)[COLUMNS]
