@@ -180,3 +180,24 @@ def test_tidy_reads_every_tool_and_its_metrics_agree() -> None:
             assert metric.dtype in ("string", "int64", "float64"), metric
             kind = (metric.dtype, metric.unit)
             assert seen.setdefault(metric.column, kind) == kind, metric
+
+
+def test_each_command_module_registers_the_commands_listed_for_it() -> None:
+    """cli/main.py imports only the module of the command given: its list must be the one the
+    module registers, else a command would be unknown when given on its own."""
+    import argparse
+    import importlib
+    import subprocess
+    import sys
+
+    from journalbench.cli import main
+
+    for name, listed in main.COMMAND_MODULES.items():
+        parser = argparse.ArgumentParser()
+        subparsers = parser.add_subparsers(dest="command")
+        importlib.import_module(name).register(subparsers)
+        assert tuple(subparsers.choices) == listed, name
+    for command in [c for listed in main.COMMAND_MODULES.values() for c in listed]:
+        shown = subprocess.run([sys.executable, "-m", "journalbench.cli", command, "--help"],
+                               capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 0 and f"journalbench {command}" in shown.stdout, command

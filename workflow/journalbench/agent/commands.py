@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from journalbench.agent.run import execute, host_lock, residue, teardown
 from journalbench.errors import AgentError, ConfigError
 
 
@@ -70,6 +69,10 @@ def run(spec: dict[str, Any], host: dict[str, Any], out: Path, *, source: str,
         raise AgentError(f"{out}: already exists; a run folder is never overwritten")
     need_root()
     console_logging(verbose)
+    # imported here: the controller's command line builds this parser for every command, and
+    # the run machinery is a tenth of a second of imports
+    from journalbench.agent.run import execute
+
     facts = execute(spec, host, out, teardown_first=teardown_first, source=source)
     print(f"run complete: {out} (setup {facts['timing']['setup_s']} s, "
           f"teardown {facts['timing']['teardown_s']} s)")
@@ -77,6 +80,8 @@ def run(spec: dict[str, Any], host: dict[str, Any], out: Path, *, source: str,
 
 
 def teardown_host(host: dict[str, Any]) -> int:
+    from journalbench.agent.run import host_lock, residue, teardown
+
     need_root()
     console_logging(False)
     with host_lock(host):

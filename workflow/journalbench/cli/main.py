@@ -12,22 +12,31 @@ import sys
 from pathlib import Path
 
 from journalbench import __version__
-from journalbench.agent import commands
-from journalbench.control.hosts import load_host
-from journalbench.control.nested import teardown as nested
 from journalbench.errors import ConfigError
-from journalbench.plan.schemas import load_validated
 
-COMMAND_MODULES = (
-    "journalbench.cli.campaign",  # plan, dispatch, status, unlock, locate
-    "journalbench.cli.tidy",  # tidy
-    "journalbench.cli.claims",  # claims, power
-    "journalbench.cli.remote",  # check-host, deploy, run-remote, recover, adopt-reference
-)
+# each module and the subcommands it registers: a command line imports only its command's
+# module (the others' imports, paramiko and jsonschema among them, were a quarter of a second
+# of every pipeline step); --help and an unknown command import them all
+COMMAND_MODULES = {
+    "journalbench.cli.campaign": ("plan", "dispatch", "status", "unlock", "locate"),
+    "journalbench.cli.tidy": ("tidy",),
+    "journalbench.cli.claims": ("claims", "power"),
+    "journalbench.cli.remote": ("check-host", "deploy", "run-remote", "recover",
+                                "adopt-reference"),
+}
+AGENT_COMMANDS = ("run", "teardown")  # the agent's own, on host and spec files validated here
 HOST_HELP = "host name in hosts/ or host file path"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def wanted(command: str | None) -> list[str]:
+    """The command modules a command line needs: its command's, or all of them."""
+    mine = [name for name, commands in COMMAND_MODULES.items() if command in commands]
+    return mine if mine or command in AGENT_COMMANDS else list(COMMAND_MODULES)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    from journalbench.agent import commands
+
     parser = argparse.ArgumentParser(
         prog="journalbench",
         description="Re-run the thesis's VM vs container disk experiments and analyse them.",
@@ -36,12 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_run_parser(subparsers, HOST_HELP, "local").set_defaults(func=cmd_run)
     commands.add_teardown_parser(subparsers, HOST_HELP, "local").set_defaults(func=cmd_teardown)
-    for name in COMMAND_MODULES:
+    for name in wanted(command):
         importlib.import_module(name).register(subparsers)
     return parser
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from journalbench.agent import commands
+    from journalbench.control.hosts import load_host
+    from journalbench.plan.schemas import load_validated
+
     spec = load_validated(Path(args.spec), "run-spec")
     host = load_host(args.host)
     if host["transport"] == "nested":
@@ -53,6 +66,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_teardown(args: argparse.Namespace) -> int:
+    from journalbench.agent import commands
+    from journalbench.control.hosts import load_host
+    from journalbench.control.nested import teardown as nested
+
     host = load_host(args.host)
     if host["transport"] == "nested":  # a machine this one boots: inside, then the machine
         for line in nested.teardown(host):
@@ -62,7 +79,11 @@ def cmd_teardown(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return commands.main(build_parser(), argv)
+    from journalbench.agent import commands
+
+    given = sys.argv[1:] if argv is None else argv
+    command = next((arg for arg in given if not arg.startswith("-")), None)
+    return commands.main(build_parser(command), argv)
 
 
 if __name__ == "__main__":
