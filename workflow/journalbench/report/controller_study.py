@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numpy as np
 import pandas as pd
 
 from journalbench.judge.claims.checks import SHARE_KINDS
 from journalbench.judge.claims.verdicts import MEASURED
-from journalbench.report.device_class import Z95, numbered
+from journalbench.report.device_class import change, numbered
 
 # the claims thesis-v2 measures: the fio claims, the Redis claims with buffered neighbours, and
 # the MariaDB claims where a MariaDB tenant on the v2 host is not CPU-bound
@@ -42,60 +41,46 @@ def testbed_of(cgroup_version: object, io_control: object) -> str:
     return f"v{version}/{io_control}"
 
 
+KEYS = ["campaign", "host", "device_profile", "io_control"]  # a family, as far as it matters here
+
+
 def testbeds(runs: pd.DataFrame) -> pd.DataFrame:
     """Per family (campaign, host, device profile, io_control): its testbed. A family whose
     runs had more than one cgroup version is an error: it would pool two testbeds."""
-    keys = ["campaign", "host", "device_profile", "io_control"]
-    versions = runs.groupby(keys, observed=True)["cgroup_version"].unique()
+    versions = runs.groupby(KEYS, observed=True)["cgroup_version"].unique()
     mixed = versions[versions.map(len) > 1]
     if not mixed.empty:
-        raise ValueError(f"family {dict(zip(keys, mixed.index[0], strict=True))}: runs on "
+        raise ValueError(f"family {dict(zip(KEYS, mixed.index[0], strict=True))}: runs on "
                          f"cgroup versions {sorted(mixed.iloc[0])}; a family is one testbed")
-    return pd.DataFrame([{**dict(zip(keys, key, strict=True)),
+    return pd.DataFrame([{**dict(zip(KEYS, key, strict=True)),
                           "testbed": testbed_of(found[0], key[-1])}
                          for key, found in versions.items()])
+
+
+def with_testbed(rows: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """`rows` of the tests table with their family's testbed (families without runs dropped)."""
+    return rows.merge(testbeds(runs), on=KEYS, how="inner")
 
 
 def effects(tests: pd.DataFrame, runs: pd.DataFrame,
             claims: Iterable[str] = CLAIMS) -> pd.DataFrame:
     """The measured checks of `claims`, a row per check and testbed (the tests tables of the
     campaigns compared, concatenated), with the check's number within its claim."""
-    beds = testbeds(runs)
     rows = tests[tests["claim"].isin(list(claims)) & (tests["status"] == MEASURED)]
-    rows = rows.merge(beds, on=["campaign", "host", "device_profile", "io_control"],
-                      how="inner")
-    return numbered(rows).reset_index(drop=True)
+    return numbered(with_testbed(rows, runs)).reset_index(drop=True)
 
 
 def verdicts(tests: pd.DataFrame, runs: pd.DataFrame,
              claims: Iterable[str] = CLAIMS) -> pd.DataFrame:
     """A row per claim, a column per testbed with the claim's verdict there (the ledger's), and
     whether it changes between them."""
-    beds = testbeds(runs)
-    rows = tests[tests["claim"].isin(list(claims))].merge(
-        beds, on=["campaign", "host", "device_profile", "io_control"], how="inner")
+    rows = with_testbed(tests[tests["claim"].isin(list(claims))], runs)
     wide = rows.pivot_table(index="claim", columns="testbed", values="outcome",
                             aggfunc="first")
     wide = wide.reindex(columns=[t for t in TESTBEDS if t in wide.columns])
     wide["changes"] = wide.nunique(axis=1) > 1
     order = sorted(wide.index, key=lambda c: int(c[1:]))
     return wide.loc[order].reset_index().rename_axis(columns=None)
-
-
-def change(first: pd.Series, other: pd.Series) -> dict[str, float | str]:
-    """The change of one check's effect from `first` to `other`, with its 95% interval and a
-    two-sided p: a ratio of ratios for a ratio effect, a difference for a share effect."""
-    from scipy import stats as sps
-
-    share = first["kind"] in SHARE_KINDS
-    scale = "difference" if share else "ratio"
-    shown = (lambda x: x) if share else np.exp
-    at = (lambda x: x) if share else np.log
-    diff = at(other["effect"]) - at(first["effect"])
-    se = np.hypot(*((at(r["high"]) - at(r["low"])) / (2 * Z95) for r in (first, other)))
-    p = 2 * sps.norm.sf(abs(diff) / se) if se > 0 else np.nan
-    return {"scale": scale, "change": shown(diff), "low": shown(diff - Z95 * se),
-            "high": shown(diff + Z95 * se), "p": p}
 
 
 def dependence(effects: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
@@ -114,12 +99,14 @@ def dependence(effects: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
             if other.empty:
                 continue
             other = other.iloc[0]
+            share = first["kind"] in SHARE_KINDS
             rows.append({"claim": claim, "check": check, "test": first["test"],
                          "kind": first["kind"], "from": baseline, "to": bed,
                          "effect_from": first["effect"], "low_from": first["low"],
                          "high_from": first["high"], "effect_to": other["effect"],
                          "low_to": other["low"], "high_to": other["high"],
-                         **change(first, other)})
+                         "scale": "difference" if share else "ratio",
+                         **change(first, other, share)})
     table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "depends")])
     if table.empty:
         return table.reindex(columns=COLUMNS)

@@ -71,18 +71,34 @@ EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms"
 Z95 = 1.959964  # the normal quantile of a 95% interval
 
 
+def change(first: pd.Series, other: pd.Series, share: bool = False) -> dict[str, float]:
+    """The change of one check's effect from `first` to `other` with its 95% interval and a
+    two-sided p, each effect's standard error read off its own 95% interval (a normal
+    approximation of the check's t interval): a ratio effect (1 = none) on the log scale, the
+    change a ratio of ratios; a share effect (`share`) on its own scale, the change a
+    difference."""
+    from scipy import stats as sps
+
+    if share:
+        diff, shown = other["effect"] - first["effect"], float
+        width = [r["high"] - r["low"] for r in (first, other)]
+    else:
+        diff, shown = np.log(other["effect"]) - np.log(first["effect"]), np.exp
+        width = [np.log(r["high"] / r["low"]) for r in (first, other)]
+    se = np.hypot(*(w / (2 * Z95) for w in width))
+    return {"change": shown(diff), "low": shown(diff - Z95 * se),
+            "high": shown(diff + Z95 * se),
+            "p": 2 * sps.norm.sf(abs(diff) / se) if se > 0 else np.nan}
+
+
 def dependence(effects: pd.DataFrame, by: str = "device_profile",
                order: Callable[[Iterable[str]], list[str]] = profile_order) -> pd.DataFrame:
     """The test of "the device changes this effect" (written after quick was first judged, so
     pre-registered only for the campaigns measured since): for each check measured on
     the first device profile (the agent's order: native first) and on another, the ratio of
-    the two effects with its 95% interval and a two-sided p, each effect's standard error read
-    off its own 95% interval on the log scale (a normal approximation of the two t intervals);
-    Holm over the checks. `depends` when the Holm p is below 0.05. `by` and `order`: another
-    dimension of the testbed (the BFQ setting: journalbench.report.bfq_study), its baseline
-    first."""
-    from scipy import stats as sps
-
+    the two effects with its 95% interval and a two-sided p (`change`); Holm over the checks.
+    `depends` when the Holm p is below 0.05. `by` and `order`: another dimension of the
+    testbed (the BFQ setting: journalbench.report.bfq_study), its baseline first."""
     from journalbench.judge.stats import holm
 
     rows = []
@@ -91,14 +107,12 @@ def dependence(effects: pd.DataFrame, by: str = "device_profile",
         first = group[group[by] == levels[0]].iloc[0]
         for level in levels[1:]:
             other = group[group[by] == level].iloc[0]
-            diff = np.log(other["effect"]) - np.log(first["effect"])
-            se = np.hypot(*(np.log(r["high"] / r["low"]) / (2 * Z95) for r in (first, other)))
+            moved = change(first, other)
             rows.append({"claim": claim, "check": check, "test": first["test"],
                          "from": levels[0], "to": level,
                          "effect_from": first["effect"], "effect_to": other["effect"],
-                         "ratio": np.exp(diff), "low": np.exp(diff - Z95 * se),
-                         "high": np.exp(diff + Z95 * se),
-                         "p": 2 * sps.norm.sf(abs(diff) / se) if se > 0 else np.nan})
+                         "ratio": moved["change"], "low": moved["low"],
+                         "high": moved["high"], "p": moved["p"]})
     table = pd.DataFrame(rows)
     if table.empty:
         return table
