@@ -169,6 +169,10 @@ def test_tables_of_a_two_profile_campaign_keep_the_profiles_apart(
     assert set(numbers["unit"]) == {"ms"} and numbers["median"].dtype == float
     assert wide.loc[0, "shared-journal, ms"].startswith(f"{numbers.loc[0, 'median']:.3f} [")
     assert (tmp_path / "t.md").read_text().count("shared-journal, ms") == 1
+    # a table cut from it carries its numbers along (pandas' attrs): refused, not written
+    with pytest.raises(ValueError, match="cut: its rows or arm columns are not those"):
+        views.write_table(wide[wide["beside"] == "alone"], tmp_path, "cut")
+    assert not (tmp_path / "cut.csv").exists()
     shares = views.jbd2_shares(fileprep[0], by=("prep",))
     assert list(shares.columns[:4]) == ["host", "device_profile", "prep", "currency"]
     assert len(shares) == 2 * 3 * len(views.JBD2_SHARE)

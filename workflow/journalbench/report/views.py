@@ -327,6 +327,25 @@ def cell_table(rows: pd.DataFrame, value: str, digits: int = 1) -> pd.DataFrame:
     return wide
 
 
+def cell_numbers(table: pd.DataFrame, name: str) -> pd.DataFrame | None:
+    """The numbers behind a cell table (cell_table's `.attrs["csv"]`), None for another table.
+    pandas carries attrs into a table cut from it, whose cells would then be written with
+    numbers they do not show: refused, naming the table."""
+    numbers = table.attrs.get("csv")
+    if numbers is None:
+        return None
+    keys = [column for column in numbers.columns if column in table.columns]
+    arms = {str(arm) for arm in numbers["arm"]}
+    shown = {column.rsplit(", ", 1)[0] if ", " in column else column
+             for column in table.columns if column not in keys}
+    if (shown != arms or set(numbers[keys].itertuples(index=False, name=None))
+            != set(table[keys].itertuples(index=False, name=None))):
+        raise ValueError(f"{name}: its rows or arm columns are not those cell_table made, so "
+                         "its numbers would not be the cells': write the table cell_table "
+                         "returned")
+    return numbers
+
+
 class Rows(Mapping[str, pd.DataFrame]):
     """A name's rows, selected when first asked for: a notebook shows a few of figure_rows'
     sixteen (selecting all of them in every notebook was four times the work)."""
@@ -463,7 +482,7 @@ def example_shares(samples: pd.DataFrame, runs: pd.DataFrame, **where: Any) -> p
 def write_table(table: pd.DataFrame, results: Path | str, name: str, index: bool = False) -> None:
     results = Path(results)
     results.mkdir(parents=True, exist_ok=True)
-    numbers = table.attrs.get("csv")  # a cell table's numbers (cell_table), not its cells
+    numbers = cell_numbers(table, name)  # a cell table's numbers, not its cells
     if numbers is not None:
         numbers.to_csv(results / f"{name}.csv", index=False)
     else:
