@@ -81,9 +81,21 @@ def test_the_record_keeps_qos_model_and_calibration_as_read_back(tmp_path: Path)
     control = IoCost(V2Io(tmp_path))
     control.calibration = {"model": MODEL, "file": "/x-iocost.json", "seconds_per_job": 2}
     control.readback = {"qos": {"enable": "1"}, "model": {"ctrl": "user"}}
+    control.qos = costmodel.qos_of(MODEL)
     record = control.record({"qos.enable": "1"}, "spec")
     assert record["scheduler"] == "none"
     assert record["io_control"]["name"] == "iocost"
     assert record["io_control"]["iocost"] == {
         "qos": {"enable": "1"}, "model": {"ctrl": "user"}, "model_measured": MODEL,
+        "qos_set": control.qos, "qos_rule": iocost.QOS_RULE,
         "calibration": {"file": "/x-iocost.json", "seconds_per_job": 2}}
+
+
+def test_the_qos_targets_one_and_a_half_random_requests_at_p95_within_its_rate() -> None:
+    """The emulated HDD's model: a random 4 KiB read 1/79 s, a write 1/81 s."""
+    qos = costmodel.qos_of(MODEL)
+    assert qos == {"rpct": 95, "rlat": 18987, "wpct": 95, "wlat": 18519, "min": 1, "max": 100}
+    assert costmodel.qos_line("254:0", qos) == (
+        "254:0 enable=1 ctrl=user rpct=95 rlat=18987 wpct=95 wlat=18519 min=1 max=100")
+    assert iocost.QOS_RULE == ("p95 latency <= 1.5 x the model's random 4 KiB request time; "
+                               "vrate 1-100%")

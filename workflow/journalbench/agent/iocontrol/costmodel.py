@@ -1,5 +1,6 @@
 """iocost's linear device model, measured on the test device: what a sequential and a random
-read and write cost (`io.cost.model`: rbps, rseqiops, rrandiops, wbps, wseqiops, wrandiops).
+read and write cost (`io.cost.model`: rbps, rseqiops, rrandiops, wbps, wseqiops, wrandiops),
+and the QoS derived from it (`io.cost.qos`).
 
 The measurement follows the kernel's own tools/cgroup/iocost_coef_gen.py: direct libaio fio on
 the raw device with the elevator off and merges off, sequential bandwidth with large requests
@@ -38,6 +39,22 @@ JOBS = (
     ("wrandiops", "randwrite", IOPS_BS, DEPTH),
 )
 KEYS = tuple(key for key, *_ in JOBS)
+# The QoS rule (fixed 2026-11-26, before any campaign ran under iocost): 95% of requests
+# complete within 1.5 times the model's time for one random 4 KiB request, halfway between a
+# request served alone (1x) and one that waited behind another tenant's (2x: two tenants'
+# requests interleaved, what an undivided disk gives), and the device is never driven past the
+# model measured on it (vrate 1-100%). Measured on the emulated HDD, 70/30 pairs of direct
+# 64 KiB writers: the kernel's `ctrl=auto` divides nothing (0.500 of the disk to the 70: on a
+# rotational device its latency percentiles are 0, so only a full request queue slows vrate,
+# and two tenants never fill a virtio-blk queue of 256); a target of 2x divided nothing either
+# (0.499, through the agent); 1.5x gives the 70 0.62-0.70, the pair's throughput 25-45% below
+# the undivided disk's, and a lone sequential writer 20-30% below its own (iocost's linear
+# model prices each tenant's stream as sequential, and cannot see that two interleaved
+# streams seek: only the latency target holds them back). iocost's rate carries over from
+# one run to the next (the kernel keeps it while disabled): every run records the QoS it had.
+QOS_PCT = 95
+QOS_REQUESTS = 1.5  # the latency target in the model's random 4 KiB request times
+QOS_VRATE = (1, 100)  # percent of the model
 
 
 def fio_args(device: disk.Device, seconds: int) -> list[str]:
@@ -66,6 +83,18 @@ def model_line(devnum: str, model: dict[str, int]) -> str:
     """What io.cost.model takes for the device: a user model, linear, these coefficients."""
     return (f"{devnum} ctrl=user model=linear "
             + " ".join(f"{key}={model[key]}" for key in KEYS))
+
+
+def qos_of(model: dict[str, int]) -> dict[str, int]:
+    """The QoS the rule above derives from a model: latency targets in microseconds."""
+    return {"rpct": QOS_PCT, "rlat": round(QOS_REQUESTS * 1e6 / model["rrandiops"]),
+            "wpct": QOS_PCT, "wlat": round(QOS_REQUESTS * 1e6 / model["wrandiops"]),
+            "min": QOS_VRATE[0], "max": QOS_VRATE[1]}
+
+
+def qos_line(devnum: str, qos: dict[str, int]) -> str:
+    """What io.cost.qos takes for the device: iocost on, this user QoS."""
+    return f"{devnum} enable=1 ctrl=user " + " ".join(f"{k}={v}" for k, v in qos.items())
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """iocost: the kernel's cost-model proportional controller (cgroup v2 only). Each I/O is
 charged its modelled device time (`io.cost.model`, a linear model measured on the test device:
 costmodel.py), the device's capacity is what the model says scaled by a rate the kernel tunes
-to its QoS (`io.cost.qos`), and each tenant's `io.weight` is its share of that time among the
+to the QoS derived from that model (`io.cost.qos`, costmodel.qos_of), and each tenant's `io.weight` is its share of that time among the
 groups with I/O pending. The elevator is off (`none`): iocost throttles above the queue, and a
 second scheduler would divide the disk again.
 
@@ -28,6 +28,8 @@ from journalbench.agent.system import log, read, write
 from journalbench.errors import AgentError
 
 QOS, MODEL = "io.cost.qos", "io.cost.model"
+QOS_RULE = (f"p{costmodel.QOS_PCT} latency <= {costmodel.QOS_REQUESTS} x the model's random "
+            f"4 KiB request time; vrate {costmodel.QOS_VRATE[0]}-{costmodel.QOS_VRATE[1]}%")
 NOTE = "iocost-devices.json"  # in the state root: the devices a run enabled iocost on
 
 
@@ -77,6 +79,7 @@ class IoCost(IoControl):
         super().__init__(backend)
         self.calibration: dict[str, Any] = {}
         self.readback: dict[str, dict[str, str]] = {}
+        self.qos: dict[str, int] = {}
 
     @classmethod
     def refuses(cls, backend: Backend) -> str | None:
@@ -113,13 +116,16 @@ class IoCost(IoControl):
         devnum = device.devnum
         write(self.backend.root / MODEL, costmodel.model_line(devnum,
                                                               self.calibration["model"]))
-        write(self.backend.root / QOS, f"{devnum} enable=1 ctrl=auto")
+        self.qos = costmodel.qos_of(self.calibration["model"])
+        write(self.backend.root / QOS, costmodel.qos_line(devnum, self.qos))
         self.readback = {
             "qos": parse_line(read(self.backend.root / QOS), devnum),
             "model": parse_line(read(self.backend.root / MODEL), devnum)}
-        if self.readback["qos"].get("enable") != "1":
-            raise AgentError(f"{device.path}: iocost did not enable ({QOS} reads "
-                             f"{self.readback['qos']})")
+        qos = self.readback["qos"]
+        if qos.get("enable") != "1" or any(float(qos.get(key, "nan")) != value
+                                            for key, value in self.qos.items()):
+            raise AgentError(f"{device.path}: iocost did not take its QoS ({QOS} reads {qos}, "
+                             f"set {self.qos})")
         log.info("iocost on %s: qos %s, model %s", device.path, self.readback["qos"],
                  self.readback["model"])
         return {f"{part}.{key}": value for part, fields in self.readback.items()
@@ -147,6 +153,7 @@ class IoCost(IoControl):
         record = super().record(tunables, chosen_by)
         record["io_control"]["iocost"] = {
             **self.readback, "model_measured": self.calibration.get("model"),
+            "qos_set": self.qos, "qos_rule": QOS_RULE,
             "calibration": {k: v for k, v in self.calibration.items() if k != "model"}}
         return record
 
@@ -164,8 +171,9 @@ class IoCost(IoControl):
     def clean(cls, host: dict[str, Any]) -> None:
         root = v2_root()
         for devnum in noted(host) if root is not None else []:
-            if parse_line(read(root / QOS), devnum).get("enable") == "1":
-                write(root / QOS, f"{devnum} enable=0")
+            qos = parse_line(read(root / QOS), devnum)
+            if qos.get("enable") == "1" or qos.get("ctrl") == "user":
+                write(root / QOS, f"{devnum} enable=0 ctrl=auto")
             if parse_line(read(root / MODEL), devnum).get("ctrl") == "user":
                 write(root / MODEL, f"{devnum} ctrl=auto")
         if not cls.leftovers(host):
