@@ -143,7 +143,8 @@ def ycsb_argv(jars: Path, phase: str, socket: Path, settings: dict[str, int],
 
 
 def host_pids(comm: str, cgroup: str) -> list[int]:
-    """Processes named `comm` in the cgroup (any hierarchy), as the host numbers them."""
+    """Processes named `comm` in the cgroup or one below it (any hierarchy), as the host numbers
+    them: on cgroup v2, LXC runs the container's processes in a group below the tenant's."""
     found = []
     for path in Path("/proc").glob("[0-9]*/comm"):
         try:
@@ -152,7 +153,8 @@ def host_pids(comm: str, cgroup: str) -> list[int]:
             lines = (path.parent / "cgroup").read_text().splitlines()
         except OSError:
             continue
-        if any(line.split(":", 2)[2].rstrip("/").endswith(f"/{cgroup}") for line in lines):
+        paths = [line.split(":", 2)[2].rstrip("/") + "/" for line in lines]
+        if any(f"/{cgroup}/" in path for path in paths):
             found.append(int(path.parent.name))
     return found
 
