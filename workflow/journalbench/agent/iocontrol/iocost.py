@@ -1,9 +1,9 @@
 """iocost: the kernel's cost-model proportional controller (cgroup v2 only). Each I/O is
 charged its modelled device time (`io.cost.model`, a linear model measured on the test device:
 costmodel.py), the device's capacity is what the model says scaled by a rate the kernel tunes
-to the QoS derived from that model (`io.cost.qos`, costmodel.qos_of), and each tenant's `io.weight` is its share of that time among the
-groups with I/O pending. The elevator is off (`none`): iocost throttles above the queue, and a
-second scheduler would divide the disk again.
+to the QoS derived from that model (`io.cost.qos`, costmodel.qos_of), and each tenant's
+`io.weight` is its share of that time among the groups with I/O pending. The elevator is off
+(`none`): iocost throttles above the queue, and a second scheduler would divide the disk again.
 
 On a cgroup-v1 host it refuses in one line. What it sets on the device stays there after the
 run (a loop device's queue outlives its detach, a nested host's disk the run), so each device
