@@ -218,6 +218,32 @@ def test_the_vm_half_of_c3(vm: dict | None, expected: str, words: str) -> None:
     assert verdict["verdict"] == expected and words in verdict["why"], verdict["why"]
 
 
+def test_a_container_check_on_a_host_whose_cpu_saturated_is_not_testable() -> None:
+    """A nested host's vCPUs run every tenant: a fio tenant there is flagged cpu_bound when
+    one saturated for half the run (tidy's host_saturated); a fio tenant elsewhere never is."""
+    plan = Plan()
+    for arm in ("shared-journal", "per-container-journal", "journal-accounted"):
+        split_runs(plan, arm, HELD, tool="fio", cpu_bound=None)
+    assert plan.verdicts().loc["C3", "verdict"] == PARTIAL  # no vm runs: the rest reproduced
+    for row in plan.rows[:2]:
+        row["cpu_bound"] = 1
+    verdict = plan.verdicts().loc["C3"]
+    assert "1 of 5 runs on a host whose CPU saturated" in verdict["why"], verdict["why"]
+
+
+def test_a_saturated_host_flags_its_tenants_and_a_host_that_records_none_flags_nothing() -> None:
+    from journalbench.tidy.rows import cpu_bound, host_saturated
+
+    def host(*seconds: int) -> dict:
+        return {"cpu_during_run": {"seconds": 20, "cpus": {
+            f"cpu{i}": {"seconds_saturated": s} for i, s in enumerate(seconds)}}}
+
+    assert host_saturated({}) is None
+    assert host_saturated(host(0, 9)) == 0 and host_saturated(host(10, 0)) == 1
+    fio = {"cpu_bound": None, "client_cpu_share": None, "server_cpu_share": None}
+    assert cpu_bound(fio) is None and cpu_bound(fio, 0) == 0 and cpu_bound(fio, 1) == 1
+
+
 def base_alone(plan: Plan, arm: str, value: float, **common: object) -> None:
     for workload, bs in (("randread-16k", "16k"), ("randwrite-16k", "16k"),
                          ("seqread-64k", "64k"), ("seqwrite-64k", "64k")):

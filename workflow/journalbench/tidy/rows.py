@@ -317,10 +317,24 @@ def guest_columns(run: Run, tenant: str) -> dict[str, Any]:
             "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
 
 
-def cpu_bound(row: dict[str, Any]) -> int | None:
-    """The row's cpu_bound: a VM's own flag (its vCPU), or a tenant whose server and client
-    together used CPU_BOUND_SHARE of its core; null when neither was measured."""
+def host_saturated(host: dict[str, Any]) -> int | None:
+    """Whether a test host that records its CPUs over the run (a nested host: its vCPUs are
+    every tenant's) had a CPU saturated in at least half of the run's seconds, the rule a VM
+    tenant's vCPU is flagged by; null for a host that records none."""
+    cpu = host.get("cpu_during_run")
+    if not cpu or not cpu.get("seconds"):
+        return None
+    worst = max(c["seconds_saturated"] for c in cpu["cpus"].values()) / cpu["seconds"]
+    return int(worst >= 0.5)
+
+
+def cpu_bound(row: dict[str, Any], host_flag: int | None = None) -> int | None:
+    """The row's cpu_bound: a VM's own flag (its vCPU), a tenant whose server and client
+    together used CPU_BOUND_SHARE of its core, or any tenant of a host whose CPU saturated
+    (host_saturated); null when none was measured."""
     flags = [row["cpu_bound"]] if row["cpu_bound"] is not None else []
+    if host_flag is not None:
+        flags.append(host_flag)
     if row["client_cpu_share"] is not None:
         flags.append(int(row["client_cpu_share"] + row["server_cpu_share"] >= CPU_BOUND_SHARE))
     return max(flags) if flags else None
@@ -443,7 +457,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             "window_start_s": run.span[0], "window_end_s": run.span[1],
             **tool, **shares[name], **more_shares[name], **guest_columns(run, name), **host,
         })
-        runs[-1]["cpu_bound"] = cpu_bound(runs[-1])
+        runs[-1]["cpu_bound"] = cpu_bound(runs[-1], host_saturated(run.host))
     return runs, sample_rows(samples_path, ids, run.samples) + ops_rows(ids, seconds)
 
 
