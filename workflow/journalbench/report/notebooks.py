@@ -26,8 +26,8 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[3] / "notebooks"
 # A notebook says in its own metadata, `journalbench`, that the pipeline runs it and what it
 # needs of a campaign's runs:
 #   order      its place in the pipeline's run (a notebook without it is not run)
-#   needs      {"tool": T} (a tenant runs T), {"devices": N} or {"bfq_settings": N} (at least
-#              N device profiles or BFQ settings)
+#   needs      {"tool": T} (a tenant runs T), {"devices": N}, {"bfq_settings": N} or
+#              {"io_controls": N} (at least N device profiles, BFQ settings or I/O controls)
 #   otherwise  the campaign that has them, drawn from when the configured one has not
 #   beside     campaigns it reads beside its own (the fsync notebook shows fileprep's table)
 
@@ -48,8 +48,19 @@ def declared(name: str, folder: Path = NOTEBOOK_DIR) -> dict[str, Any]:
     return json.loads(path.read_text()).get("metadata", {}).get("journalbench", {})
 
 
+def io_controls(campaign: str) -> set[str]:
+    """The I/O controls a campaign's experiments name ("" for the host's own)."""
+    from journalbench.plan import campaign as campaigns
+
+    if not campaigns.campaign_path(campaign).is_file():
+        return set()
+    found = campaigns.load_campaign(campaign)
+    return {str(e.get("io_control", found.get("io_control", ""))) for e in found["experiments"]}
+
+
 def has(campaign: str, needs: dict[str, Any]) -> bool:
-    facts = {"tool": plans.tools, "devices": plans.devices, "bfq_settings": plans.bfq_settings}
+    facts = {"tool": plans.tools, "devices": plans.devices, "bfq_settings": plans.bfq_settings,
+             "io_controls": io_controls}
     for what, wanted in needs.items():
         found = facts[what](campaign)
         if not (wanted in found if what == "tool" else len(found) >= wanted):

@@ -33,6 +33,7 @@ WRITERS = {"save": FIGURE, "write_table": TABLE}
 # one (their files are named after them), each with its title
 STUDIES = {
     "bfq": "BFQ's settings: what the thesis could not see",
+    "controller": "The cgroup version and the I/O controller: which findings depend on them?",
     "device-class": "The device class: does a verdict depend on the disk?",
     "fileprep": "File preparation: how jbd2's share depends on how the file was laid out",
 }

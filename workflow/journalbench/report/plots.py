@@ -22,6 +22,7 @@ import pandas as pd
 import seaborn as sns
 
 from journalbench.judge import stats
+from journalbench.judge.claims.checks import SHARE_KINDS
 from journalbench.report import thesis_values
 from journalbench.report.views import arm_order, labelled_arms, panels
 
@@ -379,12 +380,30 @@ def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Fi
     return titled(fig, title, host)
 
 
-def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str) -> plt.Figure:
-    """Each check's effect (95% interval) under each BFQ setting (column `x`, ordered: the
-    baseline first), a panel per claim on its own y scale, logarithmic where the panel's
-    effects differ more than tenfold (a share check's effect is a share, a ratio check's a
-    ratio); each line is labelled with its check's number and, in the legend under its panel,
-    with what it compares."""
+def mark_expected(ax: plt.Axes, check: pd.DataFrame, color: str) -> None:
+    """Where the check's effect would sit if the thesis held: a share check's target share
+    (dashed), a ratio check's effect of interest either way (dotted: the thesis's effect
+    where it states one)."""
+    first = check.iloc[0]
+    target, interest = first.get("target"), first.get("interest")
+    if first["kind"] in SHARE_KINDS:
+        # a share's target, or a difference of shares of interest either way
+        levels = [target] if pd.notna(target) else [interest, -interest]
+        style = "--" if pd.notna(target) else ":"
+    else:
+        levels, style = [interest, 1 / interest], ":"
+    for level in (v for v in levels if pd.notna(v) and np.isfinite(v)):
+        ax.axhline(float(level), color=color, linestyle=style, linewidth=0.8)
+
+
+def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str,
+                       expected: bool = False) -> plt.Figure:
+    """Each check's effect (95% interval) under each BFQ setting or testbed (column `x`,
+    ordered: the baseline first), a panel per claim on its own y scale, logarithmic where the
+    panel's effects differ more than tenfold (a share check's effect is a share, a ratio
+    check's a ratio); each line is labelled with its check's number and, in the legend under
+    its panel, with what it compares. `expected`: each check's value if the thesis held is
+    marked in its colour (mark_expected)."""
     claims = list(dict.fromkeys(effects["claim"]))
     order = levels(effects, x)
     fig, axes = plt.subplots(1, max(len(claims), 1), squeeze=False,
@@ -393,7 +412,13 @@ def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str) -> 
         rows = effects[effects["claim"] == claim]
         for number, check in rows.groupby("check", sort=True):
             check = check.assign(at=[order.index(v) for v in check[x]]).sort_values("at")
-            check_line(ax, check["at"], check, number)
+            color = check_line(ax, check["at"], check, number)
+            if expected:
+                mark_expected(ax, check, color)
+        if expected:
+            ax.plot([], [], color="0.4", linestyle="--", linewidth=0.8,
+                    label="the thesis's value: a share's target,\nor a ratio's effect "
+                          "(dotted, either way)")
         if spans_decades(pd.concat([rows["low"], rows["high"]])):
             ax.set_yscale("log")
             plain_log_ticks(ax)
