@@ -9,6 +9,7 @@ tenfold is drawn on a logarithmic scale (spans_decades)."""
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -299,6 +300,7 @@ def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
 
 
 LEGEND_CHARS = 44  # a check's label wraps at this many characters under its panel
+PANELS_PER_ROW = 4  # effects_by_setting's panels (a claim each) a row
 
 
 def check_label(number: object, check: pd.DataFrame) -> str:
@@ -406,9 +408,15 @@ def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str,
     marked in its colour (mark_expected)."""
     claims = list(dict.fromkeys(effects["claim"]))
     order = levels(effects, x)
-    fig, axes = plt.subplots(1, max(len(claims), 1), squeeze=False,
-                             figsize=(3.4 * max(len(claims), 1), 4.6 + legend_height(effects)))
-    for ax, claim in zip(axes[0], claims, strict=False):
+    # at most PANELS_PER_ROW a row, the rows as even as they go (9 claims: 3 rows of 3)
+    rows_n = max(math.ceil(len(claims) / PANELS_PER_ROW), 1)
+    per_row = max(math.ceil(len(claims) / rows_n), 1)
+    fig, grid = plt.subplots(rows_n, per_row, squeeze=False,
+                             figsize=(3.4 * per_row, (4.6 + legend_height(effects)) * rows_n))
+    panels_ = list(grid.flat)
+    for ax in panels_[len(claims):]:
+        ax.axis("off")
+    for ax, claim in zip(panels_, claims, strict=False):
         rows = effects[effects["claim"] == claim]
         for number, check in rows.groupby("check", sort=True):
             check = check.assign(at=[order.index(v) for v in check[x]]).sort_values("at")
@@ -427,7 +435,8 @@ def effects_by_setting(effects: pd.DataFrame, x: str, title: str, host: str,
         slanted(ax)
         ax.set_title(claim, fontsize=10)
         legend_below(ax, below=0.45)  # under the slanted setting names
-    axes[0][0].set_ylabel("effect (share or ratio)")
+    for row in grid:
+        row[0].set_ylabel("effect (share or ratio)")
     return titled(fig, title, host)
 
 
