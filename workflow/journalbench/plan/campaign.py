@@ -45,8 +45,9 @@ def load_campaign(name_or_path: str) -> dict[str, Any]:
 def facts(campaign: dict[str, Any]) -> dict[str, Any]:
     """What a loaded campaign asks of a host and of the analysis: whether some experiment names
     a claim (fileprep names none: it is tidied and shown, but has no ledger), the workload
-    tools its tenants run, the device profiles its experiments name (null: the host's own)
-    and its distinct BFQ settings ("" for the host's own)."""
+    tools its tenants run, the device profiles its experiments name (null: the host's own),
+    its distinct BFQ settings and the I/O controls its experiments name ("" for the host's
+    own, both)."""
     experiments = campaign["experiments"]
     devices = {d for e in experiments for d in e.get("devices", campaign.get("devices", [None]))}
     settings = {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, e, values).items()))
@@ -54,7 +55,9 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
     return {"tests_claims": any(e.get("claims") for e in experiments),
             "tools": sorted({str(t["workload"]["tool"]) for e in experiments
                              for t in e["tenants"] if "tool" in t.get("workload", {})}),
-            "devices": sorted(devices, key=str), "bfq_settings": sorted(settings)}
+            "devices": sorted(devices, key=str), "bfq_settings": sorted(settings),
+            "io_controls": sorted({str(e.get("io_control", campaign.get("io_control", "")))
+                                   for e in experiments})}
 
 
 def run_bfq(campaign: dict[str, Any], experiment: dict[str, Any],

@@ -1,8 +1,8 @@
 """A campaign's plan, made once and kept as `data/plan/<campaign>.json`: every run spec with its
 stable run id, which experiment (condition, claims) each run belongs to, and what the campaign
-asks of a host (its tools, device profiles, BFQ settings). Every later step reads it instead
-of expanding the campaign again: the pipeline when it starts, `dispatch` and `status`, tidy's
-experiments table, the notebooks runner.
+asks of a host (its tools, device profiles, BFQ settings, I/O controls). Every later step reads
+it instead of expanding the campaign again: the pipeline when it starts, `dispatch` and
+`status`, tidy's experiments table, the notebooks runner.
 
 A kept plan is used while its key matches: the sha256 of the campaign file and of the code that
 plans (this folder, the workloads' planning, the run id and window rules, the run-spec
@@ -41,7 +41,7 @@ class Plan:
     campaign: str
     source: str  # the campaign file
     key: str
-    facts: dict[str, Any]  # tests_claims, tools, devices, bfq_settings
+    facts: dict[str, Any]  # tests_claims, tools, devices, bfq_settings, io_controls
     runs: list[dict[str, Any]] = field(repr=False)  # {run_id, spec}, repetition-major
     experiments: list[dict[str, Any]] = field(repr=False)  # rows of the experiments table
 
@@ -161,3 +161,8 @@ def devices(name_or_path: str) -> set[str]:
 def bfq_settings(name_or_path: str) -> set[str]:
     """The campaign's distinct BFQ settings, one string each ("" for the host's own)."""
     return set(facts_of(name_or_path).get("bfq_settings", ()))
+
+
+def io_controls(name_or_path: str) -> set[str]:
+    """The I/O controls the campaign's experiments name ("" for the host's own)."""
+    return set(facts_of(name_or_path).get("io_controls", ()))

@@ -48,19 +48,9 @@ def declared(name: str, folder: Path = NOTEBOOK_DIR) -> dict[str, Any]:
     return json.loads(path.read_text()).get("metadata", {}).get("journalbench", {})
 
 
-def io_controls(campaign: str) -> set[str]:
-    """The I/O controls a campaign's experiments name ("" for the host's own)."""
-    from journalbench.plan import campaign as campaigns
-
-    if not campaigns.campaign_path(campaign).is_file():
-        return set()
-    found = campaigns.load_campaign(campaign)
-    return {str(e.get("io_control", found.get("io_control", ""))) for e in found["experiments"]}
-
-
 def has(campaign: str, needs: dict[str, Any]) -> bool:
     facts = {"tool": plans.tools, "devices": plans.devices, "bfq_settings": plans.bfq_settings,
-             "io_controls": io_controls}
+             "io_controls": plans.io_controls}
     for what, wanted in needs.items():
         found = facts[what](campaign)
         if not (wanted in found if what == "tool" else len(found) >= wanted):

@@ -441,6 +441,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
     ids = {"campaign": spec.get("campaign"), "host": spec["host"], "run_id": spec["run_id"],
            "arm": spec["arm"]}
     runs, seconds = [], {}
+    saturated = host_saturated(run.host)
     for tenant in tenants:
         name, workload = tenant["name"], tenant["workload"]
         others = sorted(workload_name(t["workload"]) for t in tenants if t is not tenant)
@@ -457,7 +458,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             "window_start_s": run.span[0], "window_end_s": run.span[1],
             **tool, **shares[name], **more_shares[name], **guest_columns(run, name), **host,
         })
-        runs[-1]["cpu_bound"] = cpu_bound(runs[-1], host_saturated(run.host))
+        runs[-1]["cpu_bound"] = cpu_bound(runs[-1], saturated)
     return runs, sample_rows(samples_path, ids, run.samples) + ops_rows(ids, seconds)
 
 

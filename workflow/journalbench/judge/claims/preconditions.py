@@ -153,7 +153,7 @@ def unmet(check: Check, regime: Regime) -> list[str]:
     fio = rows["tool"] == "fio" if "tool" in rows else pd.Series(False, index=rows.index)
     host_bound = rows[(rows["arm"] != VM) & fio & (rows["cpu_bound"].fillna(0) == 1)]
     if DB_CPU not in check.needs and not host_bound.empty:
-        reasons.append(f"{host_bound['run_id'].nunique()} of {check.rows['run_id'].nunique()} "
+        reasons.append(f"{host_bound['run_id'].nunique()} of {rows['run_id'].nunique()} "
                        "runs on a host whose CPU saturated (half the seconds or more)")
     if JOURNAL_REGIME in check.needs:
         share = regime.fsync_time_share
