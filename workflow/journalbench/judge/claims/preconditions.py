@@ -6,11 +6,10 @@ A check whose precondition is not met is "not testable here", whatever its numbe
   CPU-bound (tidy's `cpu_bound`: vCPU saturated in at least half of the seconds) and, since
   the rule `tcg` (rules.py), every guest was clearly I/O-bound (TCG_IO_BOUND). Container
   tenants run on the host's CPU and record no such flag: they count as not CPU-bound.
-- HOST_CPU (every check but the databases', which leave such runs out: DB_CPU): a test host
-  that records its own CPUs over each run (a nested host, whose vCPUs run every tenant) must
-  not have had one saturated in half the run's seconds or more (tidy's `cpu_bound` on its
-  container tenants), the rule a VM's vCPU is held to; fixed 2026-11-26, before any run on
-  such a host was judged.
+- HOST_CPU (every check but the databases', which leave such runs out: DB_CPU; rule
+  `host-cpu`): a test host that records its own CPUs over each run (a nested host, whose vCPUs
+  run every tenant) must not have had one saturated in half the run's seconds or more
+  (tidy's `cpu_bound` on its container tenants), the bound a VM's vCPU is held to.
 - VM_DB: a database's VM half; not testable under TCG (rule `tcg`).
 - GUEST_FSYNC: a database's fsync latency in a VM; never testable (rule `guest-fsync`).
 - JOURNAL_REGIME: a journal-contention claim is about a device on which journal commits set a
@@ -137,6 +136,21 @@ def writeback_unmet(check: Check) -> str:
             f"kernel's flushers do and {charged}")
 
 
+def host_cpu_unmet(check: Check) -> str:
+    """Why a check with a run on a host whose own CPU saturated is not judged (rule
+    `host-cpu`), or "". The databases' checks leave such runs out instead (DB_CPU)."""
+    rows = check.rows
+    if DB_CPU in check.needs or rows.empty:
+        return ""
+    # a container's fio tenant is flagged only by its host's CPU (tidy's host_saturated)
+    fio = rows["tool"] == "fio" if "tool" in rows else pd.Series(False, index=rows.index)
+    bound = rows[(rows["arm"] != VM) & fio & (rows["cpu_bound"].fillna(0) == 1)]
+    if bound.empty:
+        return ""
+    return (f"{bound['run_id'].nunique()} of {rows['run_id'].nunique()} runs on a host whose "
+            "CPU saturated (half the seconds or more)")
+
+
 def unmet(check: Check, regime: Regime) -> list[str]:
     """Why the check cannot be judged on this testbed (empty when every precondition holds)."""
     reasons = []
@@ -148,13 +162,6 @@ def unmet(check: Check, regime: Regime) -> list[str]:
             reasons.append(f"VM under {'+'.join(a.upper() for a in accel) or 'an unknown accel'}"
                            f" and {bound['run_id'].nunique()} of {check.rows['run_id'].nunique()}"
                            " runs CPU-bound (vCPU saturated in half the seconds or more)")
-    rows = check.rows
-    # a container's fio tenant is flagged only by its host's CPU (tidy's host_saturated)
-    fio = rows["tool"] == "fio" if "tool" in rows else pd.Series(False, index=rows.index)
-    host_bound = rows[(rows["arm"] != VM) & fio & (rows["cpu_bound"].fillna(0) == 1)]
-    if DB_CPU not in check.needs and not host_bound.empty:
-        reasons.append(f"{host_bound['run_id'].nunique()} of {rows['run_id'].nunique()} "
-                       "runs on a host whose CPU saturated (half the seconds or more)")
     if JOURNAL_REGIME in check.needs:
         share = regime.fsync_time_share
         if np.isnan(share):

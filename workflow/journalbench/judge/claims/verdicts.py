@@ -67,7 +67,8 @@ ALL_RULES = frozenset(rules.NAMES)
 # precondition rules that make a check not testable, in the order their reasons are given
 PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
                       rules.TCG: preconditions.tcg_unmet,
-                      rules.WRITEBACK: preconditions.writeback_unmet}
+                      rules.WRITEBACK: preconditions.writeback_unmet,
+                      rules.HOST_CPU: preconditions.host_cpu_unmet}
 
 
 def run_flags(starved: pd.DataFrame) -> dict[str, str]:
