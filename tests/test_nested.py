@@ -7,13 +7,14 @@ What it shows: the boot, SSH with the pinned host key, the network closed but fo
 forward on 127.0.0.1; check-host's cgroup v2 report; a two-tenant high-fsync run on each
 container arm under BFQ and under iocost (weights, counters, qos and model read back; jbd2
 moved into the tenants' groups and back in journal-accounted); a buffered writer's bytes
-charged to its own cgroup; iocost dividing the emulated HDD between two direct writers;
-and kill -9 of the controller mid-run, then recover and teardown,
-leaving nothing inside the guest or on this machine.
+charged to its own cgroup; iocost dividing the emulated HDD between two direct writers; a
+guest that stops answering booted anew; and kill -9 of the controller mid-run, then recover
+and teardown, leaving nothing inside the guest or on this machine.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -39,6 +40,7 @@ from journalbench.control.nested.machine import Machine
 from journalbench.control.nested.transport import NestedTransport
 from journalbench.control.runremote import run_remote
 from journalbench.control.transport import SSHSettings, SSHTransport, TransportError
+from journalbench.errors import AgentError
 from journalbench.formats.fio import fio_file, parse_fio, summarise
 
 pytestmark = [
@@ -251,6 +253,32 @@ def test_iocost_divides_the_emulated_hdd_between_two_direct_writers(
     share = totals[("tenant", "a")] / (totals[("tenant", "a")] + totals[("tenant", "b")])
     print(f"iocost on hdd, direct pair 70/30: share of a {share:.3f}, qos {facts['qos']}")
     assert share > 0.58
+
+
+def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> None:
+    """Its sshd gone while the guest runs (in a campaign the guest's kernel locked up): a
+    controller without the right to boot says so, with the console's last line; one that
+    uses the machine alone stops it, boots a fresh one and goes on."""
+    machine = Machine(nested)
+    before = machine.state()
+    assert before is not None
+    # the guest's kernel prints the line (KERN_CRIT reaches the console under `quiet`)
+    inside(nested, "sh", "-c", "echo '<2>jb-test: sshd stops now' > /dev/kmsg; "
+                               "kill $(cat /run/jbnested/sshd.pid)")
+    said_by_console = r"console ends '\[ *[0-9.]+\] jb-test: sshd stops now'"
+    with pytest.raises(TransportError, match=said_by_console):
+        inside(nested, "true")
+    said: list[str] = []
+    with NestedTransport(nested) as transport:
+        transport.warn = said.append
+        assert transport.run(["cat", "/proc/sys/kernel/random/boot_id"]).returncode == 0
+        with pytest.raises(AgentError, match="is busy"):  # its lease held while connected
+            with machine.locked("use", fcntl.LOCK_EX | fcntl.LOCK_NB):
+                pass
+    after = machine.state()
+    assert after is not None and after["pid"] != before["pid"]
+    assert len(said) == 1 and "booting a fresh one" in said[0], said
+    assert "jb-test: sshd stops now" in said[0]
 
 
 def test_kill_9_of_the_controller_mid_run_then_teardown_leaves_nothing(

@@ -472,7 +472,7 @@ class SSHTransport(Transport):
         if self._client is not None and self._client.get_transport() is not None:
             if self._client.get_transport().is_active():
                 return
-        self.close()
+        self.drop_client()  # not close(): a subclass's close lets go of more (a nested lease)
         s = self.settings
         if s.key_file is not None and not s.key_file.is_file():
             raise ConfigError(f"{s.source}: field ssh.key_file: {s.key_file}: no such file")
@@ -546,6 +546,9 @@ class SSHTransport(Transport):
         self.connect()
 
     def close(self) -> None:
+        self.drop_client()
+
+    def drop_client(self) -> None:
         if self._client is not None:
             self._client.close()
             self._client = None

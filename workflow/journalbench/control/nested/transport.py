@@ -14,11 +14,12 @@ booted with, the set-up flags of the emulated ones, and the machine's facts for 
 
 from __future__ import annotations
 
+import fcntl
 from typing import IO, Any
 
 from journalbench.control.nested import image
 from journalbench.control.nested.machine import LOOPBACK, Machine
-from journalbench.control.transport import SSHSettings, SSHTransport
+from journalbench.control.transport import SSHSettings, SSHTransport, TransportError
 from journalbench.errors import AgentError
 
 CONNECT_TIMEOUT_S = 30.0  # a TCG guest beside a busy run answers slowly
@@ -80,7 +81,45 @@ class NestedTransport(SSHTransport):
             # booted again meanwhile: a fresh guest has no agent bundle yet
             self.__dict__.pop("_journalbench_deployment", None)
         self.settings.port = int(self.record["port"])
-        super().connect()
+        try:
+            super().connect()
+        except TransportError as error:
+            if not (self.boot and self.leases):
+                raise self.unreachable(error) from None
+            self.boot_anew(error)
+            super().connect()
+
+    def unreachable(self, error: TransportError) -> TransportError:
+        """`error`, with the last line the guest printed on its console: a kernel that locked
+        up says so there (`watchdog: BUG: soft lockup - CPU#0 stuck for 26s!`)."""
+        console = self.machine.console
+        text = console.read_text(errors="replace") if console.exists() else ""
+        last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+        return TransportError(f"{error}; the guest's console ends {last!r} ({console})")
+
+    def boot_anew(self, error: TransportError) -> None:
+        """The guest runs but does not answer (in a campaign its kernel locked up under TCG and
+        never came back): nothing can run there again, so a controller that uses it alone stops
+        it and boots a fresh one, and the run that was cut off runs again (run_remote). With
+        other controllers on it, it is theirs too: say so and stop."""
+        if self.lease is None:
+            self.lease = self.machine.lease()
+        why = self.unreachable(error)
+        try:  # shared -> exclusive: does anyone else hold the machine?
+            fcntl.flock(self.lease, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fcntl.flock(self.lease, fcntl.LOCK_SH)  # a failed conversion dropped our hold
+            raise TransportError(f"{why}; other controllers use it, so it is not restarted "
+                                 f"(journalbench teardown --host {self.settings.source} stops it)"
+                                 ) from None
+        try:
+            self.warn(f"{why}: stopping the guest and booting a fresh one")
+            self.machine.stop()
+            self.record = self.machine.ensure()
+        finally:
+            fcntl.flock(self.lease, fcntl.LOCK_SH)
+        self.__dict__.pop("_journalbench_deployment", None)  # a fresh guest has no bundle
+        self.settings.port = int(self.record["port"])
 
     def running(self) -> dict[str, Any]:
         record = self.machine.state()
