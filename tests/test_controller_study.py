@@ -81,6 +81,28 @@ def test_an_unchanged_effect_does_not_depend_and_a_moved_one_does(shipped) -> No
     assert not verdicts["changes"].any()  # the ledger's verdicts, copied: none changes
 
 
+def test_verdicts_change_with_the_container_checks_not_with_a_missing_vm_half(shipped) -> None:
+    """thesis-v2 has no vm arm: a claim whose vm half is missing there has another verdict,
+    which is not a change; one whose container check has another outcome is."""
+    tests, runs = shipped
+    claim = "C3"  # measured on both halves in thesis-hdd
+    bfq2_tests, bfq2_runs = as_v2(tests, runs, "bfq")
+    mine = bfq2_tests["claim"] == claim
+    bfq2_tests.loc[mine, "outcome"] = "partially measured"
+    vm = mine & (bfq2_tests["part"] == "vm")
+    bfq2_tests.loc[vm, "part_outcome"] = "missing"
+    both = [pd.concat([tests, bfq2_tests]), pd.concat([runs, bfq2_runs])]
+    table = study.verdicts(*both).set_index("claim")
+    assert table.loc[claim, "v2/bfq"].startswith("partially measured (containers: ")
+    assert table.loc[claim, "v2/bfq"].split("(")[1] == table.loc[claim, "v1/bfq"].split("(")[1]
+    assert not table["changes"].any()
+    first = bfq2_tests.index[mine & (bfq2_tests["part"] == "container")][0]
+    bfq2_tests.loc[first, "part_outcome"] = "inconclusive"
+    both[0] = pd.concat([tests, bfq2_tests])
+    table = study.verdicts(*both).set_index("claim")
+    assert table["changes"].sum() == 1 and bool(table.loc[claim, "changes"])
+
+
 def test_a_family_on_two_cgroup_versions_is_refused(shipped) -> None:
     _, runs = shipped
     mixed = runs.assign(cgroup_version=np.where(np.arange(len(runs)) % 2, 1, 2))

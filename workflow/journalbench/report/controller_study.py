@@ -19,8 +19,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from journalbench.judge.claims.checks import SHARE_KINDS
-from journalbench.judge.claims.verdicts import MEASURED
+from journalbench.judge.claims.checks import CONTAINER, SHARE_KINDS
+from journalbench.judge.claims.verdicts import MEASURED, parts_text
 from journalbench.report.device_class import change, numbered
 
 # the claims thesis-v2 measures: the fio claims on the container arms. MariaDB's and Redis's
@@ -75,15 +75,27 @@ def effects(tests: pd.DataFrame, runs: pd.DataFrame,
 
 def verdicts(tests: pd.DataFrame, runs: pd.DataFrame,
              claims: Iterable[str] = CLAIMS) -> pd.DataFrame:
-    """A row per claim, a column per testbed with the claim's verdict there (the ledger's), and
-    whether it changes between them."""
+    """A row per claim, a column per testbed: the claim's verdict there (the ledger's) and the
+    outcomes of its container checks, counted; `changes`: whether those outcomes differ
+    between the testbeds. The container half is what every testbed measures: thesis-v2 has no
+    vm arm (its VM halves are thesis-hdd's, on this machine), so its ledger finds the vm half
+    missing, which alone would change a claim's verdict from v1 to v2."""
     rows = with_testbed(tests[tests["claim"].isin(list(claims))], runs)
-    wide = rows.pivot_table(index="claim", columns="testbed", values="outcome",
-                            aggfunc="first")
-    wide = wide.reindex(columns=[t for t in TESTBEDS if t in wide.columns])
-    wide["changes"] = wide.nunique(axis=1) > 1
-    order = sorted(wide.index, key=lambda c: int(c[1:]))
-    return wide.loc[order].reset_index().rename_axis(columns=None)
+    beds = [t for t in TESTBEDS if t in set(rows["testbed"])]
+    table = []
+    for claim, mine in rows.groupby("claim"):
+        row: dict[str, object] = {"claim": claim}
+        found = set()
+        for bed in beds:
+            here = mine[mine["testbed"] == bed]
+            containers = here[here["part"] == CONTAINER].sort_values("test")
+            found.add(tuple(containers["part_outcome"]))
+            counted = parts_text([{"outcome": o} for o in containers["part_outcome"]])
+            row[bed] = f"{here['outcome'].iloc[0]} (containers: {counted or 'none'})"
+        row["changes"] = len(found) > 1
+        table.append(row)
+    return (pd.DataFrame(table, columns=["claim", *beds, "changes"])
+            .sort_values("claim", key=lambda c: c.str[1:].astype(int)).reset_index(drop=True))
 
 
 def dependence(effects: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:

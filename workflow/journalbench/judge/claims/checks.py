@@ -50,6 +50,9 @@ TEST_NAMES = {
 }
 
 
+CONTAINER = "container"  # the container half of a claim (the other: "vm")
+
+
 @dataclass
 class Check:
     claim: str
@@ -66,7 +69,7 @@ class Check:
     thesis: str = ""  # the thesis's figure for this effect
     unit: str = ""
     needs: tuple[str, ...] = ()  # preconditions (journalbench.judge.claims.preconditions)
-    part: str = "container"  # which half of the claim: "container" or "vm"
+    part: str = CONTAINER  # which half of the claim: CONTAINER or "vm"
     missing: str = "no runs of this condition in the campaign"
     excluded: tuple[str, ...] = ()  # runs of its conditions left out (preconditions.DB_CPU)
     column: str = ""  # the runs-table column its values come from (their unit)
