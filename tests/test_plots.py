@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -157,3 +158,17 @@ def test_the_diagrams_beside_the_notebooks_are_what_the_package_draws(tmp_path: 
     assert sorted(p.name for p in committed.glob("*.svg")) == sorted(p.name for p in written)
     for path in written:
         assert path.read_bytes() == (committed / path.name).read_bytes(), path.name
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_the_figure_title_clears_the_top_panels_however_tall_the_figure(rows: int) -> None:
+    """tight_layout alone let a three-row grid's top panel titles overlap the figure's title."""
+    fig, grid = plt.subplots(rows, 3, squeeze=False, figsize=(10.2, 6.6 * rows))
+    for ax in grid.flat:
+        ax.set_title("C3", fontsize=10)
+    plots.titled(fig, "Effects", "host local; host nested")
+    renderer = fig.canvas.get_renderer()
+    gap = fig.texts[0].get_window_extent(renderer).y0 - grid[0, 0].title.get_window_extent(
+        renderer).y1
+    assert gap >= plots.TITLE_GAP_PT * fig.dpi / 72 - 0.5
+    plt.close(fig)

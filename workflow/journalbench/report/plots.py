@@ -21,6 +21,7 @@ import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.text import Text
 
 from journalbench.judge import stats
 from journalbench.judge.claims.checks import SHARE_KINDS
@@ -30,6 +31,7 @@ from journalbench.report.views import arm_order, labelled_arms, panels
 sns.set_theme(style="whitegrid", context="notebook")
 PNG_DPI = 130
 TITLE_CHARS_PER_IN = 13  # characters of a 10-pt title per inch of figure
+TITLE_GAP_PT = 4  # the least gap between the figure's title and its panels
 TICK_CHAR_IN = 0.09  # width of a tick label's character at seaborn's notebook context, inches
 TENFOLD = 10.0  # bars further apart than this lose the small ones on a linear scale
 GROUP_WIDTH = 0.8  # the width of one x level's bars or dots (seaborn's default)
@@ -56,9 +58,25 @@ def titled(fig: plt.Figure, title: str, host: str) -> plt.Figure:
     # wrapped to the figure's width: a long host line (several kernels, a TCG note) would
     # otherwise widen the saved image and shrink the plot within it
     width = int(fig.get_figwidth() * TITLE_CHARS_PER_IN)
-    fig.suptitle("\n".join(textwrap.fill(line, width) for line in (title, host)), fontsize=10)
+    text = fig.suptitle("\n".join(textwrap.fill(line, width) for line in (title, host)),
+                        fontsize=10)
     fig.tight_layout()
+    clear_of_title(fig, text)
     return fig
+
+
+def clear_of_title(fig: plt.Figure, text: Text) -> None:
+    """tight_layout's gap under the figure's title shrinks as the figure grows taller: in a
+    grid of three rows the top panels' titles overlap it. Move the panels down to a gap of
+    TITLE_GAP_PT where it is smaller (shorter figures are left as they are)."""
+    renderer = fig.canvas.get_renderer()
+    shown = [ax.get_tightbbox(renderer) for ax in fig.axes if ax.axison]
+    if not shown:
+        return
+    top = max(box.y1 for box in shown)
+    short = top + TITLE_GAP_PT * fig.dpi / 72 - text.get_window_extent(renderer).y0
+    if short > 0:
+        fig.subplots_adjust(top=fig.subplotpars.top - short / fig.bbox.height)
 
 
 def crowded(ax: plt.Axes, labels: list[str]) -> bool:
