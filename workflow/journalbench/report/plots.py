@@ -384,9 +384,7 @@ def effect_by_fsync_cost(effects: pd.DataFrame, title: str, host: str) -> plt.Fi
         for number, check in rows.groupby("check", sort=True):
             check = check.sort_values("fsync_ms")
             color = check_line(ax, check["fsync_ms"], check, number)
-            interest = float(check["interest"].iloc[0])
-            for level in (interest, 1 / interest):
-                ax.axhline(level, color=color, linestyle=":", linewidth=0.8)
+            mark_expected(ax, check, color)  # ratio checks only: dotted, either way
         ax.axhline(1, color="black", linewidth=0.8)
         ax.plot([], [], color="0.4", linestyle=":", linewidth=0.8,
                 label="smallest effect of interest\n(the thesis's where it gives one)")
@@ -406,7 +404,7 @@ def mark_expected(ax: plt.Axes, check: pd.DataFrame, color: str) -> None:
     where it states one)."""
     first = check.iloc[0]
     target, interest = first.get("target"), first.get("interest")
-    if first["kind"] in SHARE_KINDS:
+    if first.get("kind") in SHARE_KINDS:  # the device-class study's rows, all ratios, have none
         # a share's target, or a difference of shares of interest either way
         levels = [target] if pd.notna(target) else [interest, -interest]
         style = "--" if pd.notna(target) else ":"

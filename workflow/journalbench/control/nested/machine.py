@@ -80,6 +80,10 @@ class Machine:
     def console(self) -> Path:
         return self.folder / "console.log"
 
+    def console_text(self) -> str:
+        """What the guest printed on its console so far ("" before QEMU made the file)."""
+        return self.console.read_text(errors="replace") if self.console.exists() else ""
+
     @property
     def client_key(self) -> Path:
         return self.folder / "client_key"
@@ -302,7 +306,7 @@ class Machine:
         deadline = time.monotonic() + timeout_s
         pidfile = self.folder / "qemu.pid"
         while time.monotonic() < deadline:
-            text = self.console.read_text(errors="replace") if self.console.exists() else ""
+            text = self.console_text()
             key = next((line.split(None, 1)[1] for line in text.splitlines()
                         if line.startswith(image.HOST_KEY)), None)
             ready = next((line.split()[1] for line in text.splitlines()

@@ -92,18 +92,17 @@ class NestedTransport(SSHTransport):
     def unreachable(self, error: TransportError) -> TransportError:
         """`error`, with the last line the guest printed on its console: a kernel that locked
         up says so there (`watchdog: BUG: soft lockup - CPU#0 stuck for 26s!`)."""
-        console = self.machine.console
-        text = console.read_text(errors="replace") if console.exists() else ""
-        last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
-        return TransportError(f"{error}; the guest's console ends {last!r} ({console})")
+        lines = self.machine.console_text().splitlines()
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return TransportError(f"{error}; the guest's console ends {last!r} "
+                              f"({self.machine.console})")
 
     def boot_anew(self, error: TransportError) -> None:
         """The guest runs but does not answer (in a campaign its kernel locked up under TCG and
         never came back): nothing can run there again, so a controller that uses it alone stops
         it and boots a fresh one, and the run that was cut off runs again (run_remote). With
         other controllers on it, it is theirs too: say so and stop."""
-        if self.lease is None:
-            self.lease = self.machine.lease()
+        assert self.lease is not None  # connect took it (self.leases)
         why = self.unreachable(error)
         try:  # shared -> exclusive: does anyone else hold the machine?
             fcntl.flock(self.lease, fcntl.LOCK_EX | fcntl.LOCK_NB)
