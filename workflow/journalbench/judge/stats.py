@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from journalbench.runfolder import RUN_KEY
+
+# scipy.stats is imported by the functions that compute a test or an interval: importing it
+# takes half a second, which a process that only reads judged tables (the ledger) never needs
 
 CONFIDENCE = 0.95
 RESAMPLES = 9999
@@ -81,6 +83,8 @@ def seeded_median_ci(data: bytes, confidence: float, resamples: int, seed: int) 
 
 def bootstrap_median(data: np.ndarray, confidence: float, resamples: int,
                      seed: Any) -> Estimate:
+    from scipy import stats
+
     median = float(np.median(data))
     if np.all(data == data[0]):
         return Estimate(median, median, median, int(data.size))
@@ -97,6 +101,8 @@ def median_ratio(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
 def ratio_of_medians(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE,
                      resamples: int = RESAMPLES, seed: int = SEED) -> Estimate:
     """median(a) / median(b) with a bootstrap CI resampling each condition on its own."""
+    from scipy import stats
+
     x, y = clean(a, "a"), clean(b, "b")
     if x.size < 2 or y.size < 2:
         raise ValueError(f"a bootstrap CI needs at least 2 values per condition, "
@@ -115,12 +121,16 @@ def ratio_of_medians(a: Sequence[float], b: Sequence[float], confidence: float =
 
 def welch(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     """Welch's t-test (unequal variances): (t, two-sided p)."""
+    from scipy import stats
+
     result = stats.ttest_ind(clean(a, "a"), clean(b, "b"), equal_var=False)
     return float(result.statistic), float(result.pvalue)
 
 
 def mann_whitney(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     """Mann-Whitney U test: (U of a, two-sided p); exact p for small samples without ties."""
+    from scipy import stats
+
     result = stats.mannwhitneyu(clean(a, "a"), clean(b, "b"), alternative="two-sided")
     return float(result.statistic), float(result.pvalue)
 
@@ -291,6 +301,8 @@ class TStat:
             if self.estimate == null:
                 return 0.5
             return float((self.estimate > null) != upper)
+        from scipy import stats
+
         t = (self.estimate - null) / self.se
         return float(stats.t.sf(t, self.df) if upper else stats.t.cdf(t, self.df))
 
@@ -303,6 +315,8 @@ class TStat:
         return self._tail(null, upper=False)
 
     def interval(self, confidence: float = CONFIDENCE) -> tuple[float, float]:
+        from scipy import stats
+
         half = float(stats.t.ppf(0.5 + confidence / 2, self.df)) * self.se
         return self.estimate - half, self.estimate + half
 
