@@ -23,11 +23,13 @@ Kinds (each a t statistic, journalbench.judge.stats.TStat, read in both directio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from journalbench.judge import stats
+from journalbench.judge.claims import scope
 
 RATIO, PAIRED, TREND, EQUIVALENT, SHARE = "ratio", "paired", "trend", "equivalent", "share"
 LEVEL, NOT_WORSE, DIFFERENCE = "level", "not-worse", "difference"
@@ -75,6 +77,12 @@ class Check:
     column: str = ""  # the runs-table column its values come from (their unit)
     since: str = ""  # the rule (rules.py) that brought it in; "" for always
     until: str = ""  # the rule that replaced it: judged only to list what that rule changed
+
+    @cached_property
+    def testbed(self) -> scope.Testbed:
+        """Its rows' testbed columns as arrays, made once: the scope and the preconditions
+        read them for every check."""
+        return scope.Testbed(self.rows)
 
 
 @dataclass

@@ -96,15 +96,15 @@ def journal_regime(runs: pd.DataFrame) -> Regime:
 
 def tcg_unmet(check: Check) -> str:
     """Why a VM half under TCG is not judged (the TCG rule), or ""."""
-    vm = check.rows[check.rows["arm"] == VM]
-    if vm.empty or "tcg" not in set(vm["virt_accel"].dropna()):
+    bed = check.testbed
+    if "tcg" not in bed.values("virt_accel", bed.vm):
         return ""
     if VM_DB in check.needs:
         return ("a database's VM half under TCG: the emulated CPU, not the disk, sets a "
                 "database guest's pace")
     if VM_CPU not in check.needs:
         return ""
-    busy = vm["vcpu_busy_mean"]
+    busy = check.rows.loc[bed.vm, "vcpu_busy_mean"]
     if busy.isna().any() or (busy > TCG_IO_BOUND).any():
         return (f"VM under TCG and a guest not clearly I/O-bound (vCPU busy up to "
                 f"{busy.max():.0%}, above {TCG_IO_BOUND:.0%})" if busy.notna().any() else
@@ -124,7 +124,7 @@ def guest_fsync_unmet(check: Check) -> str:
 def writeback_unmet(check: Check) -> str:
     """A writer's bytes the flushers write back, or their effect on a neighbour, mean something
     only where that write-back is charged to its cgroup (cgroup v2 with io and memory)."""
-    bed = scope.Testbed(check.rows)
+    bed = check.testbed
     if not scope.flushed(bed):
         return ""
     attributed = bed.values("writeback_attributed", ~bed.vm)
@@ -139,16 +139,15 @@ def writeback_unmet(check: Check) -> str:
 def host_cpu_unmet(check: Check) -> str:
     """Why a check with a run on a host whose own CPU saturated is not judged (rule
     `host-cpu`), or "". The databases' checks leave such runs out instead (DB_CPU)."""
-    rows = check.rows
-    if DB_CPU in check.needs or rows.empty:
+    bed = check.testbed
+    if DB_CPU in check.needs or "tool" not in bed.columns:
         return ""
     # a container's fio tenant is flagged only by its host's CPU (tidy's host_saturated)
-    fio = rows["tool"] == "fio" if "tool" in rows else pd.Series(False, index=rows.index)
-    bound = rows[(rows["arm"] != VM) & fio & (rows["cpu_bound"].fillna(0) == 1)]
-    if bound.empty:
+    bound = ~bed.vm & (bed.columns["tool"] == "fio") & (bed.floats("cpu_bound") == 1)
+    if not bound.any():
         return ""
-    return (f"{bound['run_id'].nunique()} of {rows['run_id'].nunique()} runs on a host whose "
-            "CPU saturated (half the seconds or more)")
+    return (f"{len(bed.values('run_id', bound))} of {len(bed.values('run_id'))} runs on a host "
+            "whose CPU saturated (half the seconds or more)")
 
 
 def unmet(check: Check, regime: Regime) -> list[str]:

@@ -46,9 +46,10 @@ TIME = "modelled device time"
 FLUSHED = ("buffered-no-fsync",)
 
 
-# the runs' columns the factors read
+# the runs' columns the factors read, and the preconditions (checks.Check.testbed)
 COLUMNS = ("arm", "n_tenants", "preset", "beside", "io_control", "writeback_attributed",
-           "cgroup_version", "virt_accel", "device_profile", "device_fsync_lat_ms", "kernel")
+           "cgroup_version", "virt_accel", "device_profile", "device_fsync_lat_ms", "kernel",
+           "tool", "cpu_bound", "run_id")
 
 
 class Testbed:

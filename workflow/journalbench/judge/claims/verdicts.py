@@ -111,7 +111,7 @@ def absolute(check: Check) -> dict[str, float]:
 def check_row(claim: str, check: Check, starved: dict[str, str],
               regime: preconditions.Regime) -> dict[str, Any]:
     ids = sorted(set(check.rows["run_id"])) if not check.rows.empty else []
-    bed = scope.Testbed(check.rows)
+    bed = check.testbed
     differing = scope.differs(CLAIMS[claim].scope, bed)
     row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
            "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
