@@ -1,5 +1,7 @@
 # journalbench pipeline: run experiments (campaign.smk), tidy raw logs (tidy.smk),
 # execute the analysis notebooks (analysis.smk). Default target: every result.
+import threading
+
 from snakemake.utils import min_version
 
 from journalbench.control import locks
@@ -32,12 +34,24 @@ def stop_nested_hosts():
         teardown.stop_all(HOSTS)
 
 
+# Snakemake wakes its scheduler on a threading.Timer of its job-rate timespan
+# (--max-jobs-per-timespan, 100/1s by default); the last one, started as the last job ended,
+# is not a daemon thread, so the finished process waited up to a second for it to fire. The
+# scheduler has returned by now: nothing waits for the wake-up.
+def cancel_scheduler_timers():
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+
+
 onsuccess:
     stop_nested_hosts()
+    cancel_scheduler_timers()
 
 
 onerror:
     stop_nested_hosts()
+    cancel_scheduler_timers()
 
 
 rule all:
