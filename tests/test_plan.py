@@ -61,6 +61,25 @@ def test_a_changed_campaign_file_is_planned_again(campaign_file: Path, tmp_path:
     assert json.loads((plans / "t.json").read_text())["key"] == after.key
 
 
+def test_a_plan_not_kept_is_made_once_per_process_until_its_file_changes(
+        campaign_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the pipeline asks while it starts, before its plan rule keeps the plans: each
+    campaign made once (plan.planned), and made again when its file changes."""
+    monkeypatch.chdir(tmp_path)  # its data/plan/ (plan.PLAN_DIR) holds no plan yet
+    plans, builds = tmp_path / plan.PLAN_DIR, []
+    build = plan.build
+    monkeypatch.setattr(plan, "build", lambda path: builds.append(path) or build(path))
+    first = plan.current(str(campaign_file), keep=False)
+    assert plan.current(str(campaign_file), keep=False) is first
+    assert plan.facts_of(str(campaign_file))["tools"] == ["fio", "redis"]
+    assert len(builds) == 1 and not plans.exists()  # made once, never kept
+    campaign_file.write_text(CAMPAIGN.replace("repetitions: 2", "repetitions: 3"))
+    changed = plan.current(str(campaign_file), keep=False)
+    assert len(builds) == 2 and len(changed.runs) == 3 * 4 + 3
+    kept = plan.current(str(campaign_file))  # the plan rule keeps it: written
+    assert (plans / "t.json").is_file() and kept.runs == changed.runs
+
+
 def test_a_damaged_plan_is_made_again(campaign_file: Path, tmp_path: Path) -> None:
     plans = tmp_path / "plans"
     made = plan.current(str(campaign_file), plans)

@@ -341,10 +341,13 @@ def test_incremental_parses_only_new_runs(raw: Path, tmp_path: Path,
     first = tidy.tidy(raw, out)
     assert len(parses) == len(first.parsed) == 4
     before = pd.read_parquet(out / "runs.parquet")
+    written = {t: (out / f"{t}.parquet").read_bytes() for t in ("runs", "samples")}
 
     again = tidy.tidy(raw, out)
     assert len(parses) == 4 and len(again.cached) == 4 and not again.parsed
     pd.testing.assert_frame_equal(pd.read_parquet(out / "runs.parquet"), before)
+    # the same bytes from the cache as from the run folders (no write id of the cache's)
+    assert {t: (out / f"{t}.parquet").read_bytes() for t in written} == written
 
     new = shared_journal(raw, repetition=2)
     third = tidy.tidy(raw, out)
