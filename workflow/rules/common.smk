@@ -8,6 +8,7 @@
 import re
 import shlex
 import sys
+import threading
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
@@ -106,3 +107,24 @@ MISSING_LIST = note_missing_runs(f"data/processed/{CAMPAIGN}/missing-runs.txt")
 def lane(index):
     """Resource lane_<index> is 1 for runs on host <index>; the profile allows 1 of each."""
     return lambda wildcards: int(LANES[wildcards.host] == index)
+
+
+# The pipeline's end (the Snakefile's onsuccess and onerror): a nested host boots once per
+# chunk and the chunk's end stops it.
+def stop_nested_hosts():
+    # its modules (paramiko, the deploy code) only where a nested host is listed: they were a
+    # tenth of a second of every analysis
+    if any(host.get("transport") == "nested" for host in HOSTS):
+        from journalbench.control.nested import teardown
+
+        teardown.stop_all(HOSTS)
+
+
+# Snakemake wakes its scheduler on a threading.Timer of its job-rate timespan
+# (--max-jobs-per-timespan, 100/1s by default); the last one, started as the last job ended,
+# is not a daemon thread, so the finished process waited up to a second for it to fire. The
+# scheduler has returned by now: nothing waits for the wake-up.
+def cancel_scheduler_timers():
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
