@@ -110,8 +110,8 @@ def absolute(check: Check) -> dict[str, float]:
 
 def check_row(claim: str, check: Check, starved: dict[str, str],
               regime: preconditions.Regime) -> dict[str, Any]:
-    ids = sorted(set(check.rows["run_id"])) if not check.rows.empty else []
     bed = check.testbed
+    ids = bed.values("run_id")
     differing = scope.differs(CLAIMS[claim].scope, bed)
     row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
            "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
