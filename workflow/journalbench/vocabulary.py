@@ -30,3 +30,13 @@ IO_CONTROLS = (BFQ, IOCOST)
 # What a run that names none gets, and what every run made before the field existed used:
 # leaving it out of a spec keeps the run ids of existing specs.
 DEFAULT_IO_CONTROL = BFQ
+
+# -- what a container tenant's file system sits on (host.json layout, tidy's container_volume) ----
+# the test device itself (one ext4 for every tenant), a partition of it each (blocks fixed when
+# the partition was made), or an image file each whose blocks the host's file system allocates
+# as the tenant first writes them (OpenVZ's Ploop, the thesis's per-container volumes: an arm
+# that builds such volumes records `volume_allocation: on-demand` for each tenant)
+WHOLE_DEVICE = "the test device"
+PARTITION = "a partition"
+ON_DEMAND_IMAGE = "an image allocated on demand"
+OTHER_VOLUME = "another volume"

@@ -16,6 +16,7 @@ A shared journal's jbd2 (tenant null) is charged to no tenant: shared_jbd2_share
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,15 @@ from journalbench.formats.samples import Sample, parse_samples
 from journalbench.tidy import currencies
 from journalbench.tidy.currencies import same_cgroup
 from journalbench.tidy.parse import TOOLS, metrics
-from journalbench.vocabulary import BFQ, DEFAULT_IO_CONTROL, VM
+from journalbench.vocabulary import (
+    BFQ,
+    DEFAULT_IO_CONTROL,
+    ON_DEMAND_IMAGE,
+    OTHER_VOLUME,
+    PARTITION,
+    VM,
+    WHOLE_DEVICE,
+)
 
 MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
@@ -76,7 +85,7 @@ HOST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("io_control", "string"), ("device_profile", "string"), ("emulator_cpu_share", "float64"),
     ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
     ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
-    ("calibration_drift", "float64"),
+    ("calibration_drift", "float64"), ("container_volume", "string"),
 )
 RUNS_COLUMNS = (*RUN_COLUMNS, *TOOL_COLUMNS, *SHARE_COLUMNS, *GUEST_COLUMNS, *HOST_COLUMNS)
 NO_TOOL = dict.fromkeys(column for column, _ in TOOL_COLUMNS)
@@ -171,7 +180,34 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
         "bfq": bfq_label(host, path),
         "io_control": io_control(host, path),
         **device_columns(host, path),
+        "container_volume": container_volume(host, arm),
     }
+
+
+def container_volume(host: dict[str, Any], arm: str) -> str | None:
+    """What the container tenants' file systems sit on (host.json `layout.tenants.*.volume`
+    against `device.path`): the test device, a partition of it each, an image allocated on
+    demand (a tenant recorded with `volume_allocation: on-demand`) or another volume; kinds
+    joined with "+" when tenants differ; null for a VM or a run without the record."""
+    tenants = host.get("layout", {}).get("tenants") if arm != VM else None
+    if not isinstance(tenants, dict):
+        return None
+    device = str(host.get("device", {}).get("path") or "")
+    partition = re.compile(re.escape(device) + r"p?\d+") if device else None
+    kinds = set()
+    for tenant in tenants.values():
+        volume = str(tenant.get("volume") or "") if isinstance(tenant, dict) else ""
+        if not volume:
+            continue
+        if tenant.get("volume_allocation") == "on-demand":
+            kinds.add(ON_DEMAND_IMAGE)
+        elif volume == device:
+            kinds.add(WHOLE_DEVICE)
+        elif partition is not None and partition.fullmatch(volume):
+            kinds.add(PARTITION)
+        else:
+            kinds.add(OTHER_VOLUME)
+    return "+".join(sorted(kinds)) or None
 
 
 def bfq_label(host: dict[str, Any], path: Path) -> str:
