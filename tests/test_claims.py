@@ -13,20 +13,23 @@ from journalbench.judge import claims, starved, stats
 from journalbench.judge.claims import checks, power, preconditions, registry
 from journalbench.judge.claims.verdicts import (
     CONTRADICTED,
+    DIFFERS,
     INCONCLUSIVE,
+    LIKE,
     MIXED,
-    NOT_REPRODUCED,
     PARTIAL,
     REPRODUCED,
     UNTESTABLE,
 )
+from journalbench.vocabulary import ON_DEMAND_IMAGE, PARTITION
 
 COLUMNS = ["campaign", "host", "hostname", "run_id", "arm", "tenant", "preset", "workload",
            "beside", "bs", "n_tenants", "device_profile", "device_fsync_lat_ms",
            "throughput_mb_s", "fsync_lat_mean_ms", "fsync_per_s", "achieved_share",
            "shared_jbd2_share", "target_share", "virt_accel", "cpu_bound", "ref_high_fsync_ms",
            "ref_high_fsync_per_s", "tool_runtime_s", "tool", "ops_s", "db_fsyncs_per_s", "bfq",
-           "vcpu_busy_mean", "io_control", "writeback_attributed", "cgroup_version", "kernel"]
+           "vcpu_busy_mean", "io_control", "writeback_attributed", "cgroup_version", "kernel",
+           "container_volume"]
 
 
 class Plan:
@@ -107,17 +110,40 @@ def test_a_significant_opposite_is_contradicted_where_the_testbed_matches() -> N
     c10(plan, *OPPOSITE, jbd2_no=0.03, jbd2_high=0.01)
     verdict = plan.verdicts().loc["C10"]
     assert verdict["verdict"] == CONTRADICTED and "the other way" in verdict["why"]
-    assert verdict["differs"] == ""
+    assert verdict["testbed"] == LIKE and verdict["differs"] == ""
 
 
-def test_an_opposite_on_a_testbed_that_differs_is_not_reproduced_here() -> None:
+def test_an_opposite_on_a_testbed_that_differs_is_contradicted_there_naming_the_factor() -> None:
     plan = Plan()  # the fast disk (fsync 0.1 ms) is no rotating disk
     plan.regime(*JOURNAL_BOUND)
     c10(plan, *OPPOSITE, jbd2_no=0.03, jbd2_high=0.01)
-    verdict = plan.verdicts().loc["C10"]
-    assert verdict["verdict"] == NOT_REPRODUCED, verdict["why"]
-    assert "device class: here the host's native disk" in verdict["why"]
-    assert verdict["differs"] == "device"
+    table, checks_, _ = claims.ledger(*plan.tables())
+    verdict = table.set_index("claim").loc["C10"]
+    assert verdict["verdict"] == CONTRADICTED, verdict["why"]
+    assert verdict["testbed"] == DIFFERS and verdict["factors"] == "device"
+    parts = checks_[checks_["claim"] == "C10"]
+    assert (parts["outcome"] == CONTRADICTED).all()
+    assert all(d.startswith("device class: here the host's native disk") for d in parts["differs"])
+
+
+def test_a_reproduced_and_a_contradicted_part_on_one_differing_testbed_both_carry_it() -> None:
+    """The symmetry: a part for the thesis and a part against it, on the same fast disk,
+    each names the device; so does the claim's verdict, whichever way it goes."""
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, *OPPOSITE)  # the shares go the other way, jbd2's share rises as claimed
+    table, checks_, _ = claims.ledger(*plan.tables())
+    parts = checks_[checks_["claim"] == "C10"].set_index("outcome")
+    assert set(parts.index) == {REPRODUCED, CONTRADICTED}
+    assert (parts["differs_short"] == "device").all()
+    verdict = table.set_index("claim").loc["C10"]
+    assert verdict["verdict"] == MIXED and verdict["factors"] == "device"
+    reproduced = Plan()
+    reproduced.regime(*JOURNAL_BOUND)
+    c10(reproduced, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    verdict = reproduced.verdicts().loc["C10"]
+    assert verdict["verdict"] == REPRODUCED and verdict["testbed"] == DIFFERS
+    assert verdict["factors"] == "device"
 
 
 def test_parts_that_disagree_make_a_claim_mixed_with_their_counts() -> None:
@@ -166,14 +192,20 @@ def equivalence_runs(plan: Plan, beside_no: list[float], beside_other: list[floa
                          beside_other)
 
 
-def test_an_interval_entirely_outside_the_margin_is_not_reproduced_here() -> None:
+def test_an_interval_entirely_outside_the_margin_is_contradicted_and_ploop_can_match() -> None:
     plan = Plan(device_fsync_ms=20.0)
     plan.regime(*JOURNAL_BOUND)
     equivalence_runs(plan, [30, 35, 28, 33, 31], [220, 230, 215, 228, 240])
+    for row in plan.rows:  # our per-container volumes: partitions, blocks fixed in advance
+        row["container_volume"] = PARTITION
     verdict = plan.verdicts().loc["C18"]
-    # the thesis ran journal accounting on OpenVZ's own kernel: that factor never matches
-    assert verdict["verdict"] == NOT_REPRODUCED and verdict["differs"] == "container platform"
+    assert verdict["verdict"] == CONTRADICTED and verdict["differs"] == "per-container volume"
     assert "entirely outside its margin" in verdict["why"] and "90% interval" in verdict["why"]
+    # volumes allocated on demand, as the thesis's Ploop: a testbed like the thesis's
+    for row in plan.rows:
+        row["container_volume"] = ON_DEMAND_IMAGE
+    verdict = plan.verdicts().loc["C18"]
+    assert verdict["verdict"] == CONTRADICTED and verdict["testbed"] == LIKE
 
 
 def test_a_stable_victim_is_only_partially_measured_without_the_vm() -> None:
@@ -456,7 +488,7 @@ def test_every_registered_claim_is_in_the_catalog_and_preconditions_are_describe
 
 def test_scope_reads_each_factor_of_this_testbed_from_the_runs() -> None:
     from journalbench.judge.claims import scope
-    from journalbench.judge.claims.catalog import CONSOLIDATION
+    from journalbench.judge.claims.catalog import CLAIMS
 
     rows = pd.DataFrame([{"arm": "shared-journal", "n_tenants": 2, "preset": "high-fsync",
                           "beside": "buffered-no-fsync", "io_control": "bfq",
@@ -464,7 +496,7 @@ def test_scope_reads_each_factor_of_this_testbed_from_the_runs() -> None:
                           "device_profile": "hdd", "device_fsync_lat_ms": 22.0}])
 
     def names(frame: pd.DataFrame) -> list[str]:
-        return [f.name for f in scope.differs(CONSOLIDATION, frame)]
+        return [f.name for f in scope.differs(CLAIMS["C10"].scope, frame)]
 
     assert names(rows) == [scope.WEIGHTS, scope.WRITEBACK]
     assert names(rows.assign(io_control="iocost", writeback_attributed=1,
@@ -473,8 +505,10 @@ def test_scope_reads_each_factor_of_this_testbed_from_the_runs() -> None:
     assert names(rows.assign(beside="buffered-low-fsync")) == [scope.WEIGHTS]
     assert names(rows.assign(n_tenants=1, device_profile="native",
                              device_fsync_lat_ms=0.2)) == [scope.DEVICE, scope.WRITEBACK]
-    # the Chapter 5 arms ran on OpenVZ's own kernel: never this testbed's
-    assert scope.PLATFORM in names(rows.assign(arm="journal-accounted"))
+    # the Chapter 5 arms ran on Ploop volumes, allocated on demand: ours are partitions
+    accounted = rows.assign(arm="journal-accounted", container_volume=PARTITION)
+    assert scope.PLATFORM in names(accounted)
+    assert scope.PLATFORM not in names(accounted.assign(container_volume=ON_DEMAND_IMAGE))
     vm = rows.assign(arm="vm", beside="alone", n_tenants=1)
     assert names(vm.assign(virt_accel="tcg")) == [scope.VIRTUALIZATION]
     assert names(vm.assign(virt_accel="kvm")) == []
@@ -488,5 +522,113 @@ def test_a_verdict_a_rule_changed_lists_old_and_new() -> None:
     plan.regime(*JOURNAL_BOUND)
     c10(plan, *OPPOSITE, jbd2_no=0.03, jbd2_high=0.01)
     table = plan.verdicts()
-    assert table.loc["C10", "changes"] == "scope: contradicted -> not reproduced here"
+    assert table.loc["C10", "changes"] == (
+        "scope: contradicted -> not reproduced here; symmetric: not reproduced here -> "
+        "contradicted (testbed differs in device)")
     assert table.loc["C1", "changes"] == ""
+
+
+def c10_pair(plan: Plan, no: list[float], high: list[float], io_control: str) -> None:
+    """C10's victims as one tenant of a competing pair (the weights at stake) under an I/O
+    control: the controller contrast's families."""
+    for beside, shares, jbd2 in (("no-fsync", no, 0.01), ("high-fsync", high, 0.03)):
+        for i, value in enumerate(shares):
+            plan.run("C10", "shared-journal", [{
+                "tenant": "victim", "preset": "low-fsync", "workload": "low-fsync",
+                "beside": beside, "target_share": 0.7, "achieved_share": value,
+                "shared_jbd2_share": jbd2 * (1 + i / 100), "n_tenants": 2,
+                "io_control": io_control, "bfq": "" if io_control == "iocost" else "s=1"}])
+
+
+def measured(plan: Plan) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The plan judged, then what its controller contrast measured applied (contrasts.py)."""
+    from journalbench.judge.claims import contrasts
+
+    for row in plan.rows:  # the journal regime's runs: BFQ's family
+        row.setdefault("io_control", "bfq")
+        row.setdefault("bfq", "s=1")
+    judged = claims.ledger(*plan.tables())
+    (_, (table, checks_, _, evidence)), = contrasts.measured([("t", judged)])
+    return table.set_index(["io_control", "claim"]), checks_, evidence
+
+
+def test_a_factor_shown_equivalent_across_a_contrast_is_dropped() -> None:
+    """BFQ and iocost give C10's checks the same effects (within x1.2): the weights factor,
+    under which BFQ differs from the thesis's time-dividing weights, is dropped for them, and
+    the measured rule lists the BFQ verdict's new testbed."""
+    plan = Plan(device_fsync_ms=20.0)
+    plan.regime(*JOURNAL_BOUND)
+    shares = ([0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    c10_pair(plan, *shares, io_control="bfq")
+    c10_pair(plan, *shares, io_control="iocost")
+    table, checks_, evidence = measured(plan)
+    assert set(evidence.loc[evidence["claim"] == "C10", "outcome"]) == {"equivalent"}
+    bfq = table.loc[("bfq", "C10")]
+    assert bfq["verdict"] == REPRODUCED and bfq["testbed"] == LIKE, bfq["factors"]
+    assert bfq["changes"].endswith("measured: reproduced (testbed differs in weights) -> "
+                                   "reproduced (like the thesis's testbed)")
+    parts = checks_[(checks_["claim"] == "C10") & (checks_["io_control"] == "bfq")]
+    assert (parts["dropped"] == "weights").all() and (parts["differs"] == "").all()
+
+
+def test_a_factor_shown_to_matter_across_a_contrast_is_kept() -> None:
+    """Under iocost the share no longer falls beside the high-fsync neighbour: the change of
+    effect is significant, so BFQ's verdict keeps the weights factor, by measurement."""
+    plan = Plan(device_fsync_ms=20.0)
+    plan.regime(*JOURNAL_BOUND)
+    c10_pair(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40], "bfq")
+    c10_pair(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.69, 0.71, 0.70, 0.72, 0.70], "iocost")
+    table, checks_, evidence = measured(plan)
+    assert "depends" in set(evidence.loc[evidence["claim"] == "C10", "outcome"])
+    bfq = table.loc[("bfq", "C10")]
+    assert bfq["testbed"] == DIFFERS and bfq["factors"] == "weights"
+    assert "measured:" not in bfq["changes"]
+    parts = checks_[(checks_["claim"] == "C10") & (checks_["io_control"] == "bfq")]
+    assert (parts["dropped"] == "").all()
+
+
+def test_families_that_differ_in_more_than_the_factor_are_no_contrast() -> None:
+    """Two hosts (another kernel, another disk path) under BFQ and iocost: nothing measured."""
+    from journalbench.judge.claims import contrasts
+
+    plan = Plan(device_fsync_ms=20.0)
+    plan.regime(*JOURNAL_BOUND)
+    shares = ([0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
+    c10_pair(plan, *shares, io_control="bfq")
+    c10_pair(plan, *shares, io_control="iocost")
+    for row in plan.rows:
+        if row.get("io_control") == "iocost":
+            row.update(kernel="6.1.0", hostname="guest")
+    judged = claims.ledger(*plan.tables())
+    assert contrasts.contrasts(judged[0]) == []
+    (_, tables), = contrasts.measured([("t", judged)])
+    assert tables[3].empty
+
+
+def test_every_claims_factor_has_a_stated_mechanism_and_the_docs_list_each() -> None:
+    """Each (claim, factor) is tied by a mechanism of its factor; docs/claims.md states each
+    mechanism's sentence as the code has it and maps each claim to its device and weights
+    mechanisms; no factor can never match (the platform factor matches Ploop-like volumes)."""
+    from pathlib import Path
+
+    from journalbench.judge.claims import scope
+    from journalbench.judge.claims.catalog import CLAIMS
+    from journalbench.judge.claims.mechanisms import MECHANISMS
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "claims.md").read_text()
+    for name, mechanism in MECHANISMS.items():
+        assert f"| {name} | {scope.FACTORS[mechanism.factor].tag} | {mechanism.text} |" in docs
+    rows = [line for line in docs.splitlines() if line.startswith("| C") and " | " in line
+            and line.split(" | ")[1] in {m for m in MECHANISMS} | {"—"}]
+    for claim, info in CLAIMS.items():
+        for factor, name in info.mechanisms.items():
+            assert MECHANISMS[name].factor == factor, (claim, factor, name)
+        row = next(r for r in rows if claim in r.split(" | ")[0].replace(",", " ").split())
+        device, weights = row.split(" | ")[1:3]
+        assert device == info.mechanisms.get(scope.DEVICE, "—"), claim
+        assert weights.split(" (")[0] == info.mechanisms.get(scope.WEIGHTS, "—"), claim
+    bed = scope.Testbed(pd.DataFrame([{"arm": "per-container-journal",
+                                       "container_volume": ON_DEMAND_IMAGE}]))
+    assert all(f.matches(bed) or not f.applies(bed) or f.name != scope.PLATFORM
+               for f in scope.FACTORS.values())
+    assert scope.FACTORS[scope.PLATFORM].matches(bed)

@@ -46,8 +46,8 @@ def test_tables_only_then_reuse_gives_the_same_ledger_and_tests(
     pd.testing.assert_frame_equal(
         kept.sort_values(keys).reset_index(drop=True)[fresh.columns],
         fresh.sort_values(keys).reset_index(drop=True), check_dtype=False)
-    claims, checks, starved = judged.read(processed)  # judged again: one check fewer
-    judged.write(processed, (claims, checks.iloc[1:], starved))
+    claims, checks, starved, evidence = judged.read(processed)  # judged again: one fewer
+    judged.write(processed, (claims, checks.iloc[1:], starved, evidence))
     assert len(claims_package.tests_of(processed, runs, experiments, samples)) == len(kept) - 1
 
 

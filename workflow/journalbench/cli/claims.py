@@ -48,6 +48,7 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
 
     from journalbench.judge.claims import judged as kept
     from journalbench.judge.claims import ledger
+    from journalbench.judge.claims.contrasts import measured
     from journalbench.tidy.tables import read_tidy
 
     judged_before = {folder: kept.read(folder) if reuse else None for folder in processed}
@@ -69,8 +70,11 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
         tables = judged_before[folder]
         if tables is None:
             tables = ledger(runs, samples, experiments, devices)
-        results.append((str(runs["campaign"].iloc[0]), tables, folder))
-    return results
+        results.append((str(runs["campaign"].iloc[0]), tables[:3], folder))
+    # what every campaign's studies measured of the testbed factors, applied to all
+    folders = {campaign: folder for campaign, _, folder in results}
+    return [(campaign, tables, folders[campaign]) for campaign, tables in
+            measured([(campaign, tables) for campaign, tables, _ in results])]
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
@@ -85,16 +89,18 @@ def cmd_claims(args: argparse.Namespace) -> int:
             kept.write(folder, tables)
             print(f"claims: {campaign} judged -> {folder}/{{{','.join(kept.TABLES)}}}.parquet")
         return 0
-    for campaign, (claims, checks, starved), _ in results:
+    for campaign, (claims, checks, starved, evidence), _ in results:
         document.write(args.results / campaign / "claims",
                        f"Claims ledger: campaign {campaign}", claims, checks, starved,
-                       "../../figures")
+                       "../../figures", evidence)
     if results:
         parts = list(zip(*(tables for _, tables, _ in results), strict=True))
-        combined = [pd.concat(p, ignore_index=True) for p in parts]
+        found = [p for p in parts[3] if not p.empty]
+        combined = [*(pd.concat(p, ignore_index=True) for p in parts[:3]),
+                    pd.concat(found, ignore_index=True) if found else parts[3][0]]
         names = ", ".join(campaign for campaign, _, _ in results)
         written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
-                                 *combined, "../figures")
+                                 *combined[:3], "../figures", combined[3])
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
     if args.report:
         return write_report(args, results)

@@ -1,7 +1,10 @@
 """What the thesis could not ask: which of its findings depend on the cgroup version and on the
-I/O controller? The same claims judged on three testbeds that differ only there, side by side:
-thesis-hdd (cgroup v1, BFQ: this machine), and the thesis-v2 campaign on a cgroup-v2 host
-(the nested host) under BFQ and under iocost, each its own family of the ledger. Per check: its
+I/O controller? The same claims judged on three testbeds side by side: thesis-hdd (cgroup v1,
+BFQ: this machine, its kernel and loop device), and the thesis-v2 campaign on a cgroup-v2 host
+(the nested host: a guest's kernel under TCG, its disk over NBD) under BFQ and under iocost,
+each its own family of the ledger. v1 against v2 differs in the host as well as the version;
+only v2/bfq against v2/iocost varies one thing, the controller (the ledger's rule measured
+uses that contrast alone: judge/claims/contrasts.py). Per check: its
 effect with its interval and its outcome on each testbed, and the test below of "the testbed
 changes this effect".
 
@@ -20,8 +23,9 @@ from collections.abc import Iterable
 import pandas as pd
 
 from journalbench.judge.claims.checks import CONTAINER, SHARE_KINDS
+from journalbench.judge.claims.contrasts import change
 from journalbench.judge.claims.verdicts import MEASURED, parts_text
-from journalbench.report.device_class import change, numbered
+from journalbench.report.device_class import numbered
 
 # the claims thesis-v2 measures: the fio claims on the container arms. MariaDB's and Redis's
 # were to join where their tenants on the v2 host are not CPU-bound; measured, both are

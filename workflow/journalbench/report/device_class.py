@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import numpy as np
 import pandas as pd
 
 from journalbench.judge.claims.checks import SHARE_KINDS
+from journalbench.judge.claims.contrasts import change
 from journalbench.judge.claims.verdicts import MEASURED
 from journalbench.report.views import profile_order, profiled
 
@@ -66,29 +66,6 @@ def numbered(rows: pd.DataFrame) -> pd.DataFrame:
 
 EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms", "effect", "low",
                   "high", "interest", "outcome"]
-
-
-Z95 = 1.959964  # the normal quantile of a 95% interval
-
-
-def change(first: pd.Series, other: pd.Series, share: bool = False) -> dict[str, float]:
-    """The change of one check's effect from `first` to `other` with its 95% interval and a
-    two-sided p, each effect's standard error read off its own 95% interval (a normal
-    approximation of the check's t interval): a ratio effect (1 = none) on the log scale, the
-    change a ratio of ratios; a share effect (`share`) on its own scale, the change a
-    difference."""
-    from scipy import stats as sps
-
-    if share:
-        diff, shown = other["effect"] - first["effect"], float
-        width = [r["high"] - r["low"] for r in (first, other)]
-    else:
-        diff, shown = np.log(other["effect"]) - np.log(first["effect"]), np.exp
-        width = [np.log(r["high"] / r["low"]) for r in (first, other)]
-    se = np.hypot(*(w / (2 * Z95) for w in width))
-    return {"change": shown(diff), "low": shown(diff - Z95 * se),
-            "high": shown(diff + Z95 * se),
-            "p": 2 * sps.norm.sf(abs(diff) / se) if se > 0 else np.nan}
 
 
 def dependence(effects: pd.DataFrame, by: str = "device_profile",

@@ -29,8 +29,9 @@ def read(path: Path | str, selected: bool = True) -> pd.DataFrame:
 
 TIDY = ("runs", "samples", "experiments")
 # the judge's tables, kept beside a campaign's tidy tables: the notebooks and the ledger's
-# documents read them (journalbench/judge/claims/judged.py)
-JUDGED = ("claims", "checks", "starved")
+# documents read them (journalbench/judge/claims/judged.py); evidence: what the campaign's
+# contrasts measured of the testbed factors (judge/claims/contrasts.py)
+JUDGED = ("claims", "checks", "starved", "evidence")
 
 
 def tidy_paths(processed: Path | str) -> list[Path]:

@@ -1,20 +1,46 @@
 """The one list of the thesis's claims: id, where the thesis shows it, what it says (in our
 words, with its numbers, and in one line: HEADLINES), which of our figures shows our side, and
-the testbed factors its mechanism depends on (scope.py). docs/claims.md explains each claim's
-tests, margins and preconditions at length."""
+the testbed factors its result depends on, each through a mechanism (mechanisms.py; scope.py
+reads the factors' values). docs/claims.md explains each claim's tests, margins and
+preconditions at length."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from journalbench.judge.claims.scope import DEVICE, PLATFORM, WEIGHTS, WRITEBACK
+from journalbench.judge.claims.mechanisms import (
+    DEVICE,
+    MECHANISMS,
+    PLATFORM,
+    VIRTUALIZATION,
+    WEIGHTS,
+    WRITEBACK,
+)
 
-# Every claim of the thesis is about disks shared by tenants under cgroup weights: what it
-# shows rests on the device (a journal commit's cost), on what the weights divide (where
-# tenants compete), beside a writer through the page cache on who is charged for its
-# write-back, and for the arms the thesis ran on OpenVZ on that platform (scope.py says where
-# each applies, and adds the virtualization to a VM half).
-CONSOLIDATION = (DEVICE, WEIGHTS, WRITEBACK, PLATFORM)
+
+def consolidation(device: str, weights: str | None) -> dict[str, str]:
+    """A thesis claim's mechanisms, factor -> mechanism (mechanisms.py): its own for the
+    device and, where its tenants compete, for what the weights divide; and those every claim
+    of disks shared under cgroup weights has: who is charged for a buffered writer's
+    write-back, the VM's acceleration (its VM halves) and the Ploop volumes under the arms the
+    thesis ran on OpenVZ. scope.py says where each applies to a check's runs."""
+    found = {DEVICE: device, **({WEIGHTS: weights} if weights else {}),
+             WRITEBACK: "writeback-charge", VIRTUALIZATION: "tcg-emulation",
+             PLATFORM: "ploop-allocation"}
+    for factor, name in found.items():
+        if MECHANISMS[name].factor != factor:
+            raise ValueError(f"mechanism {name} is of factor {MECHANISMS[name].factor}, "
+                             f"not {factor}")
+    return found
+
+
+# the claims' own mechanisms, by what they measure (mechanisms.py has each sentence)
+ALONE = consolidation("device-request-cost", None)  # one instance: no weights compete
+PAIRED = consolidation("device-request-cost", "weights-interference")
+SPLIT = consolidation("device-division", "weights-split")
+SIZE = consolidation("device-request-size", "weights-size")
+JOURNAL = consolidation("device-commit", "weights-interference")  # fsyncs beside a neighbour
+JOURNAL_SPLIT = consolidation("device-commit", "weights-split")  # shares beside the journal
 
 
 @dataclass(frozen=True)
@@ -23,79 +49,89 @@ class Claim:
     where: str  # the thesis's figure, table or section
     statement: str  # the claim with the thesis's numbers, in our words
     figures: tuple[str, ...] = ()  # our figures of it (figures/<campaign>/<name>.png)
-    scope: tuple[str, ...] = CONSOLIDATION  # the testbed factors its mechanism depends on
+    mechanisms: dict[str, str] = field(default_factory=dict)  # factor -> mechanism
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        """The testbed factors its result depends on (each through its mechanism)."""
+        return tuple(self.mechanisms)
 
 
 CLAIMS: dict[str, Claim] = {c.id: c for c in (
     Claim("C1", "Fig 3.5", "one instance alone: containers beat the VM in each of the four fio "
-          "base workloads", ("c1-base-alone",)),
+          "base workloads", ("c1-base-alone",), ALONE),
     Claim("C2", "Fig 3.6", "two instances at 70/30 running the same base workload: the 70% "
-          "container beats the 70% VM", ("c2-base-paired",)),
+          "container beats the 70% VM", ("c2-base-paired",), PAIRED),
     Claim("C3", "Fig 3.7", "two sequential writers at 70/30: KVM, LXC and OpenVZ each hold "
           "~70/30 (our per-container-journal and journal-accounted splits are ours: the thesis "
-          "shows none)", ("c3-split",)),
+          "shows none)", ("c3-split",), SPLIT),
     Claim("C4", "Fig 3.4", "weights ignore request size (the thesis: they divide \"disk "
           "time\", p. 29, or the \"I/O request rate\", p. 30): a 30% writer of 64 KiB I/Os gets "
-          "more bandwidth than a 70% writer of 16 KiB I/Os", ("c4-io-size",)),
+          "more bandwidth than a 70% writer of 16 KiB I/Os", ("c4-io-size",), SIZE),
     Claim("C5", "Fig 4.1", "MySQL, two instances: the VM beats the containers (one "
-          "instance's throughput: LXC 22%, OpenVZ 25% below KVM)", ("c5-mysql-one-or-two",)),
+          "instance's throughput: LXC 22%, OpenVZ 25% below KVM)",
+          ("c5-mysql-one-or-two",), JOURNAL),
     Claim("C6", "Fig 4.2", "MySQL at 70/30: the VM holds the split, container shares swing "
           "between 0% and 55%",
-          ("c6-mysql-pair-split", "c6-mysql-pair-swing")),
+          ("c6-mysql-pair-split", "c6-mysql-pair-swing"), JOURNAL_SPLIT),
     Claim("C7", "Sec 4.2.1", "MySQL issues 27 fsync/s in the VM, 14/s in LXC, 12/s in OpenVZ",
-          ("c7-mysql-fsyncs",)),
+          ("c7-mysql-fsyncs",), JOURNAL),
     Claim("C8", "Fig 4.3", "a high-fsync victim: the container's throughput falls as the "
           "neighbour goes no -> low -> high fsync; the VM's stays constant (~2.5 MB/s) and "
           "beats the containers whenever the victim fsyncs often (containers win only when "
-          "both run no-fsync); the thesis states no weights here", ("c8-victim-throughput",)),
+          "both run no-fsync); the thesis states no weights here",
+          ("c8-victim-throughput",), JOURNAL),
     Claim("C9", "Table 4.1", "the high-fsync victim's mean fsync latency beside a no/low/high "
           "neighbour: LXC 33.81/38.86/44.09 ms (OpenVZ 31.78/39.81/50.41) rising; KVM "
-          "18.58/18.94/18.27 ms constant", ("c9-fsync-latency",)),
+          "18.58/18.94/18.27 ms constant", ("c9-fsync-latency",), JOURNAL),
     Claim("C10", "Fig 4.6, 4.7 (p. 44)", "a low-fsync container at 70%: ~60% of the disk "
           "beside a no-fsync neighbour (isolation \"slightly violated\"; KVM holds 70%), "
           "50-30% (LXC) or 50% (OpenVZ) beside a high-fsync one, x1.2-2.0 less; jbd2's share "
-          "of the disk rises 10% -> 28% (LXC), 9% -> 21% (OpenVZ)", ("c10-low-fsync-share",)),
+          "of the disk rises 10% -> 28% (LXC), 9% -> 21% (OpenVZ)",
+          ("c10-low-fsync-share",), JOURNAL_SPLIT),
     Claim("C11", "Fig 4.8, Table 4.2", "MySQL at 70% beside a no/low/high-fsync neighbour: VM "
           "~425 req/s constant; containers drop no -> low and recover at high; container "
-          "fsync latency 72-160 ms against the VM's ~27 ms", ("c11-mysql-70-by-neighbour",)),
+          "fsync latency 72-160 ms against the VM's ~27 ms",
+          ("c11-mysql-70-by-neighbour",), JOURNAL),
     Claim("C12", "Fig 4.9, Table 4.3", "MySQL at 30%: VM ~220 req/s; container fsync latency "
           "86-172 ms against the VM's ~24.5 ms; containers beat the VM only beside a "
-          "high-fsync neighbour", ("c11-mysql-30-by-neighbour",)),
+          "high-fsync neighbour", ("c11-mysql-30-by-neighbour",), JOURNAL),
     Claim("C13", "Fig 4.10-4.15", "a MySQL container at 70% beside a no-fsync writer gets ~20% "
-          "of the disk and jbd2 ~20%; the VM keeps 70/30", ("c19-mysql-70-share",)),
+          "of the disk and jbd2 ~20%; the VM keeps 70/30", ("c19-mysql-70-share",), JOURNAL_SPLIT),
     Claim("C14", "Sec 4.3", "the VM beats LXC and OpenVZ in MySQL by up to 2x and 2.4x",
-          ("c5-mysql-one-or-two", "c11-mysql-70-by-neighbour")),
+          ("c5-mysql-one-or-two", "c11-mysql-70-by-neighbour"), JOURNAL),
     Claim("C15", "Fig 5.2", "sequential writers: per-container journaling costs nothing alone, "
           "beats the shared journal in consolidation (high-fsync fsync latency 80 -> 58 ms), "
-          "and stays below the VM beside a high-fsync writer", ("c15-arms-throughput",)),
+          "and stays below the VM beside a high-fsync writer", ("c15-arms-throughput",), JOURNAL),
     Claim("C16", "Fig 5.3, 5.4", "MySQL: per-container journaling up to 1.3x over shared, "
           "journal accounting up to 3.4x over shared, 2.6x over per-container and 1.4x over "
-          "the VM"),
+          "the VM", (), JOURNAL),
     Claim("C17", "Fig 5.5, Table 5.3", "two high-fsync writers at 70/30: per-container "
           "journaling alone swings 35-65%; with journal accounting 70/30 holds and the 30% "
-          "writer waits longer for fsync (86 ms) than the 70% one (45 ms)", ("c17-split",)),
+          "writer waits longer for fsync (86 ms) than the 70% one (45 ms)",
+          ("c17-split",), JOURNAL_SPLIT),
     Claim("C18", "Fig 5.6", "a high-fsync victim with journal accounting: stable (~2.7 MB/s) "
           "whatever the neighbour, and above the VM in every case",
-          ("c18-victim-by-neighbour",)),
+          ("c18-victim-by-neighbour",), JOURNAL),
     Claim("C19", "Fig 5.7-5.10", "MySQL at 70% with journal accounting holds ~70% beside every "
-          "neighbour (~25-50% without)", ("c19-mysql-70-share",)),
+          "neighbour (~25-50% without)", ("c19-mysql-70-share",), JOURNAL_SPLIT),
     Claim("C20", "Fig 5.11, 5.12", "MySQL beside MySQL: journal accounting splits 70/30 like "
-          "the VM, with more throughput than the VM", ("c6-mysql-pair-split",)),
-    Claim("C21", "Fig 5.14", "Redis alone: containers beat the VM", ("c21-redis-alone",)),
+          "the VM, with more throughput than the VM", ("c6-mysql-pair-split",), JOURNAL_SPLIT),
+    Claim("C21", "Fig 5.14", "Redis alone: containers beat the VM", ("c21-redis-alone",), ALONE),
     Claim("C22", "Fig 5.15, Table 5.4", "Redis beside a buffered no/low/high-fsync "
           "neighbour: the VM ~1300 ops/s constant (fsync ~33 ms), containers fall as the "
           "neighbour fsyncs more (LXC fsync 47.6/58.5/65.7 ms, OpenVZ 43.8/51.71/57.5); the VM "
-          "wins beside low and high", ("c22-redis-by-neighbour",)),
+          "wins beside low and high", ("c22-redis-by-neighbour",), JOURNAL),
     Claim("C23", "Fig 5.16", "Redis: per-container journaling up to 1.5x over shared (~2200 "
           "ops/s), journal accounting adds little",
-          ("c22-redis-by-neighbour", "c23-redis-share")),
+          ("c22-redis-by-neighbour", "c23-redis-share"), JOURNAL),
     # not the thesis's: seen here, on a modern kernel with BFQ (the thesis names no I/O
     # scheduler, and its journal-accounted arm ran on OpenVZ 7.0.10's own kernel), so it has
     # no figure of the thesis to compare with and no testbed of the thesis's to scope it by
     Claim("C24", "ours (not in the thesis)", "journal accounting can starve: a high-fsync "
           "victim at 70% whose jbd2 thread sits in its cgroup gets less than a quarter of its "
           "weight's share beside a 30% streaming (no-fsync) writer, and less than without "
-          "accounting", ("c24-starvation",), ()),
+          "accounting", ("c24-starvation",), {}),
 )}
 THESIS_CLAIMS = tuple(c for c in CLAIMS if c != "C24")  # C1-C23; C24 is ours
 

@@ -19,6 +19,9 @@ class Rule:
 
 SCOPE, PARTS, TCG, GUEST_FSYNC, WRITEBACK, C24_SHARES, HOST_CPU = (
     "scope", "parts", "tcg", "guest-fsync", "writeback", "c24-shares", "host-cpu")
+SYMMETRIC, REASONS, MEASURED = "symmetric", "reasons", "measured"
+# the rules that change only the testbed a verdict is qualified by, never its outcome
+QUALIFYING = (REASONS, MEASURED)
 RULES: tuple[Rule, ...] = (
     Rule(SCOPE, "2026-11-25",
          "A result against the thesis on a testbed that differs from the thesis's in a factor "
@@ -69,5 +72,38 @@ RULES: tuple[Rule, ...] = (
          "The nested host runs its tenants under TCG. Written after the first runs of "
          "thesis-v2 had landed (none judged yet); its first 144 runs had no vCPU saturated, "
          "so it changed no verdict."),
+    Rule(SYMMETRIC, "2026-11-27",
+         "A check's outcome says what its runs show on their testbed, whichever way it goes: "
+         "reproduced, contradicted, inconclusive or not testable, each carrying the factors "
+         "in which that testbed differs from the thesis's (\"where the testbed differs in "
+         "X\") or saying it differs in none (\"on a testbed like the thesis's\"); \"not "
+         "reproduced here\" is retired.",
+         "Under the scope rule a differing factor turned a result against the thesis into "
+         "\"not reproduced here\" while a result for it on the same testbed stayed "
+         "\"reproduced\" (C17 under iocost: the accounted 70% share reproduced, "
+         "accounted-over-per-container not reproduced here, on the same runs)."),
+    Rule(REASONS, "2026-11-27",
+         "A claim depends on a factor only through a mechanism stated in one sentence with "
+         "its source (judge/claims/mechanisms.py; catalog.py gives each claim its own for "
+         "the device and the weights). The container platform factor becomes the "
+         "per-container volume: the thesis's Ploop allocates a container's blocks on demand "
+         "in an image on the host's file system, journaled by the host's one jbd2; it "
+         "matches a testbed whose per-container volumes are such images (tidy's "
+         "container_volume), where before it could never match.",
+         "An independent review found the platform factor matched no testbed (no "
+         "per-container-journal or journal-accounted check could be contradicted) and no "
+         "mechanism named for it or for any claim's factors."),
+    Rule(MEASURED, "2026-11-27",
+         "Where a study measured a claim's checks under both values of a factor on one "
+         "campaign and host, varying that factor alone (the device profile; the I/O "
+         "controller, BFQ against iocost), the measurement decides for the checks it "
+         "measured: each check's change of effect within its smallest effect of interest "
+         "(TOST, Holm over the claims of the contrast) drops the factor; a significant "
+         "change beyond it keeps it; otherwise the mechanism stands (judge/claims/"
+         "contrasts.py).",
+         "An independent review found a factor excusing a result where the package's own "
+         "study found it did not matter: C10's share effect x0.917 (v1/bfq), x0.922 "
+         "(v2/bfq), x0.945 (v2/iocost), \"not reproduced here: weights differ\" on the "
+         "BFQ testbeds only."),
 )
 NAMES = tuple(rule.name for rule in RULES)

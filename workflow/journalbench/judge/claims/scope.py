@@ -1,23 +1,25 @@
 """The testbed factors a claim's mechanism depends on, the thesis's value of each (cited from
-the thesis), and this testbed's, read from the runs behind a check. A check judged where a
-factor it depends on differs from the thesis's testbed says what the runs show on this
-testbed, not that the thesis was wrong there: its opposite result is "not reproduced here",
-and "contradicted" is kept for checks whose every such factor matches (verdicts.py).
+the thesis), and this testbed's, read from the runs behind a check. A check's outcome says what
+its runs show on their testbed, whichever way it goes, and carries the factors in which that
+testbed differs from the thesis's (verdicts.py): "reproduced where the testbed differs in X"
+and "contradicted where the testbed differs in X" alike, or either "on a testbed like the
+thesis's".
 
-Which factors a check depends on: those its claim declares (catalog.py `scope`), where they
+Which factors a check depends on: those its claim ties to it by a mechanism (catalog.py, each
+claim's `mechanisms`; mechanisms.py says each in a sentence with its source), where they
 apply to the check's runs: the weights only where tenants compete (two or more in a run),
 write-back only where a container tenant or its neighbour leaves its write-back to the
-kernel's flushers (writes through the page cache without fsync), the
-container platform only where an arm the thesis ran on OpenVZ is in it, and every VM half on
-the VM's virtualization too.
+kernel's flushers (writes through the page cache without fsync), the per-container volume
+only where an arm the thesis ran on OpenVZ's Ploop is in it, and every VM half on the VM's
+virtualization too. A study that measured a claim's effect under both values of a factor
+drops or keeps it by that measurement (contrasts.py).
 
 The thesis's testbed (p. 31): a 1 TB SAS disk; Linux 4.18 with cgroup v2 for LXC 3.0.4 and
-KVM (QEMU 2.11.1); OpenVZ 7.0.10 "with its corresponding kernel and resources control", whose
-kernel the thesis does not name, for OpenVZ's containers, and so for every per-container
-journal (Ploop) and every journal accounting (cgclassify) of its Chapter 5 (pp. 60-62). The
-kernel era is no factor of its own: the journal's mechanics (ordered mode, one jbd2 thread per
-file system) are those of 4.18 and 6.x alike; what changed between them is the I/O control
-(WEIGHTS), and the Chapter 5 arms' kernel is their platform's (PLATFORM).
+KVM (QEMU 2.11.1); OpenVZ 7.0.10 for OpenVZ's containers, and so for every per-container
+journal (each on a Ploop volume) and every journal accounting (cgclassify) of its Chapter 5
+(pp. 58-62). The kernel era is no factor of its own: the journal's mechanics (ordered mode,
+one jbd2 thread per file system) are those of 4.18 and 6.x alike; what changed between them
+is the I/O control (WEIGHTS).
 """
 
 from __future__ import annotations
@@ -28,12 +30,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from journalbench.vocabulary import JOURNAL_ACCOUNTED, PER_CONTAINER_JOURNAL, VM
+from journalbench.judge.claims.mechanisms import (
+    DEVICE,
+    PLATFORM,
+    VIRTUALIZATION,
+    WEIGHTS,
+    WRITEBACK,
+)
+from journalbench.vocabulary import JOURNAL_ACCOUNTED, ON_DEMAND_IMAGE, PER_CONTAINER_JOURNAL, VM
 
-DEVICE, WEIGHTS, WRITEBACK, VIRTUALIZATION, PLATFORM = (
-    "device", "weights", "writeback", "virtualization", "platform")
-# the arms the thesis ran on OpenVZ 7.0.10's own kernel (Ploop, cgclassify: pp. 60-62); its
-# shared journal and its VM ran on Linux 4.18 with cgroup v2 as LXC and KVM (p. 31)
+# the arms the thesis ran on OpenVZ 7.0.10 with Ploop volumes (and cgclassify: pp. 58-62);
+# its shared journal and its VM ran on Linux 4.18 with cgroup v2 as LXC and KVM (p. 31)
 OPENVZ_ARMS = (PER_CONTAINER_JOURNAL, JOURNAL_ACCOUNTED)
 HDD_PROFILES = ("hdd", "hdd-wcache")
 HDD_FSYNC_MS = 5.0  # a device whose fsync takes this long or more is a rotating disk's class
@@ -49,7 +56,7 @@ FLUSHED = ("buffered-no-fsync",)
 # the runs' columns the factors read, and the preconditions (checks.Check.testbed)
 COLUMNS = ("arm", "n_tenants", "preset", "beside", "io_control", "writeback_attributed",
            "cgroup_version", "virt_accel", "device_profile", "device_fsync_lat_ms", "kernel",
-           "tool", "cpu_bound", "run_id")
+           "tool", "cpu_bound", "run_id", "container_volume")
 
 
 class Testbed:
@@ -61,6 +68,15 @@ class Testbed:
         self.columns = {c: rows[c].to_numpy() for c in COLUMNS if c in rows}
         arm = self.columns.get("arm")
         self.vm = arm == VM if arm is not None else np.zeros(self.size, dtype=bool)
+        self.known: dict[tuple[str, str], bool] = {}  # (factor, "applies"|"matches") -> answer
+
+    def asks(self, factor: Factor, question: str) -> bool:
+        """Whether `factor` applies to these rows, or matches the thesis's value in them,
+        asked once per check: the current scope and the legacy one ask the same."""
+        key = (factor.name, question)
+        if key not in self.known:
+            self.known[key] = bool(getattr(factor, question)(self))
+        return self.known[key]
 
     def values(self, column: str, mask: np.ndarray | None = None) -> list:
         """The column's distinct values (nulls left out), of the rows `mask` keeps."""
@@ -80,6 +96,7 @@ class Factor:
     name: str
     what: str  # the factor, for a reader
     short: str  # its name in a summary
+    tag: str  # its name in a word, in the README's tables
     thesis: str  # the thesis's value, with where the thesis says it
     applies: Callable[[Testbed], bool]  # to a check's rows
     ours: Callable[[Testbed], str]  # this testbed's value in the rows
@@ -143,13 +160,26 @@ def attributed(bed: Testbed) -> bool:
     return bed.values("writeback_attributed", ~bed.vm) == [1]
 
 
+def openvz_rows(bed: Testbed) -> np.ndarray:
+    if "arm" not in bed.columns:
+        return np.zeros(bed.size, dtype=bool)
+    return np.isin(bed.columns["arm"], OPENVZ_ARMS)
+
+
 def openvz(bed: Testbed) -> bool:
-    return "arm" in bed.columns and bool(np.isin(bed.columns["arm"], OPENVZ_ARMS).any())
+    return bool(openvz_rows(bed).any())
 
 
-def platform_value(bed: Testbed) -> str:
-    kernels = sorted({str(k).split("-")[0] for k in bed.values("kernel")})
-    return f"LXC containers on this host's Linux {', '.join(kernels) or '(unknown)'}"
+def volume_value(bed: Testbed) -> str:
+    kinds = bed.values("container_volume", openvz_rows(bed))
+    return (f"LXC containers, each file system on {' or '.join(kinds)}" if kinds
+            else "LXC containers, their volumes not recorded")
+
+
+def on_demand(bed: Testbed) -> bool:
+    """Whether every per-container volume of the OpenVZ arms' rows is an image whose blocks
+    are allocated as the container first writes them, as Ploop's are."""
+    return bed.values("container_volume", openvz_rows(bed)) == [ON_DEMAND_IMAGE]
 
 
 def accel_value(bed: Testbed) -> str:
@@ -158,26 +188,30 @@ def accel_value(bed: Testbed) -> str:
 
 
 FACTORS: dict[str, Factor] = {f.name: f for f in (
-    Factor(DEVICE, "device class", "device",
+    Factor(DEVICE, "device class", "device", "device",
            "a 1 TB SAS hard disk (thesis p. 31); KVM's high-fsync writer ~18.5 ms an fsync "
            "(Table 4.1, p. 43)",
            lambda bed: True, device_value, hdd_class),
     Factor(WEIGHTS, "the I/O controller and what its weights divide", "what the weights divide",
+           "weights",
            "cgroup proportional weights dividing disk time (thesis pp. 29-30: the weights "
            "\"specify the relative amount of disk time\")",
            competing, weights_value, divides_time),
     Factor(WRITEBACK, "cgroup version and write-back attribution", "write-back attribution",
+           "write-back",
            "cgroup v2 for LXC (thesis p. 31: \"Cgroupv2 is used with LXC and KVM\"), whose io "
            "and memory controllers charge a buffered writer's write-back to its cgroup",
            flushed, writeback_value, attributed),
-    Factor(VIRTUALIZATION, "virtualization and its acceleration", "VM acceleration",
+    Factor(VIRTUALIZATION, "virtualization and its acceleration", "VM acceleration", "VM",
            "KVM (QEMU 2.11.1, 1 vCPU pinned to a core, 1 GB, thesis p. 31)",
            lambda bed: bool(bed.vm.any()), accel_value,
            lambda bed: bed.values("virt_accel", bed.vm) == ["kvm"]),
-    Factor(PLATFORM, "the container platform and its kernel", "container platform",
-           "OpenVZ 7.0.10 with Ploop (and cgclassify for accounting) on OpenVZ's own kernel "
-           "and resource control, neither named by the thesis (pp. 31, 60-62)",
-           openvz, platform_value, lambda bed: False),
+    Factor(PLATFORM, "the per-container volume (the thesis's OpenVZ Ploop)",
+           "per-container volume", "Ploop",
+           "OpenVZ 7.0.10's Ploop: each container's ext4 on an image file of the host's file "
+           "system, its blocks allocated on demand (\"dynamic allocation\", Sec 5.2.1, pp. "
+           "58-59); accounting by cgclassify of each jbd2 (Sec 5.2.2, p. 60)",
+           openvz, volume_value, on_demand),
 )}
 
 
@@ -185,13 +219,13 @@ def depends(declared: tuple[str, ...], bed: Testbed) -> list[Factor]:
     """The factors a check with these rows depends on: its claim's, where they apply, and
     virtualization wherever a VM half is in it."""
     names = [*declared, *([VIRTUALIZATION] if VIRTUALIZATION not in declared else [])]
-    return [FACTORS[n] for n in names if FACTORS[n].applies(bed)]
+    return [FACTORS[n] for n in names if bed.asks(FACTORS[n], "applies")]
 
 
 def differs(declared: tuple[str, ...], rows: pd.DataFrame | Testbed) -> list[Factor]:
     """The factors the check depends on whose value here is not the thesis's."""
     bed = rows if isinstance(rows, Testbed) else Testbed(rows)
-    return [f for f in depends(declared, bed) if not f.matches(bed)]
+    return [f for f in depends(declared, bed) if not bed.asks(f, "matches")]
 
 
 def described(factor: Factor, rows: pd.DataFrame | Testbed) -> str:

@@ -11,10 +11,7 @@ step-down. Verdicts, fixed before data except where rules.py dates a change:
 
 - reproduced: every check of the claim is measured and the claim is significant;
 - contradicted: the claim's opposite is significant (a check goes significantly the other way,
-  or an equivalence interval lies entirely outside its margin), on a testbed that matches the
-  thesis's in every factor those checks depend on (scope.py);
-- not reproduced here: as contradicted, but the testbed differs from the thesis's in a factor
-  the opposing checks depend on: the ledger names each;
+  or an equivalence interval lies entirely outside its margin);
 - mixed: parts disagree: a check significantly for the claim, another against it;
 - partially measured: what was measured is significant, but a part is missing or not testable
   here; also a claim with nothing measured yet because its runs or checks do not exist yet;
@@ -22,6 +19,12 @@ step-down. Verdicts, fixed before data except where rules.py dates a change:
   effect its runs could have detected;
 - not testable here: nothing measured could be judged because a precondition of the testbed is
   not met (preconditions.py).
+
+Every verdict on measured parts carries its testbed (rule symmetric, 2026-11-27): "like the
+thesis's" when the parts it rests on differ from the thesis's testbed in no factor their
+claim depends on (scope.py), else the factors in which it differs, whichever way the result
+went. ("Not reproduced here", the scope rule's name for a result against the thesis where the
+testbed differed, is judged only to list what the symmetric rule changed.)
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from journalbench.judge import stats
-from journalbench.judge.claims import dbruns, preconditions, registry, rules, scope
+from journalbench.judge.claims import dbruns, legacy, preconditions, registry, rules, scope
 from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.checks import (
     ALPHA,
@@ -61,6 +64,9 @@ NOT_REPRODUCED, MIXED = "not reproduced here", "mixed"
 VERDICTS = (REPRODUCED, MIXED, CONTRADICTED, NOT_REPRODUCED, INCONCLUSIVE, PARTIAL,
             UNTESTABLE)
 MEASURED, MISSING, NOT_TESTABLE = "measured", "missing", "not testable"
+# the testbed a verdict rests on (the claims' `testbed`): like the thesis's in every factor its
+# parts depend on, or differing in some (named in `factors`); ours (C24) has no thesis testbed
+LIKE, DIFFERS, OURS = "like the thesis's", "differs", "ours"
 FAMILY = ["campaign", "host", "device_profile", "bfq", "io_control"]
 UNRECORDED = "unrecorded"  # a table without BFQ settings (made by hand) is one family
 ALL_RULES = frozenset(rules.NAMES)
@@ -98,21 +104,35 @@ def base_status(check: Check, regime: preconditions.Regime) -> tuple[str, str]:
 
 
 def absolute(check: Check) -> dict[str, float]:
-    """The values behind the effect, in their own unit: the medians of the two sides (of the
-    first and last level of a trend); a share's mean is the effect itself."""
-    if check.kind == TREND and check.levels.size:
+    """The values an effect is computed from, in their own unit, so that they give it: a
+    ratio's geometric means of the two sides (their quotient is the ratio: Welch's and the
+    paired t work on logs); a trend's fitted geometric means at its first and last level (their
+    quotient is the ratio per step to the power of the steps); a difference's means. A share's
+    or a level's mean is the effect itself: none."""
+    if check.kind in (SHARE, LEVEL) or not check.a.size:
+        return {"ours_a": np.nan, "ours_b": np.nan}
+    if check.kind == DIFFERENCE:
+        return {"ours_a": float(np.mean(check.a)),
+                "ours_b": float(np.mean(check.b)) if check.b.size else np.nan}
+    if (check.a <= 0).any() or (check.b <= 0).any():  # not judged: off the log scale
+        return {"ours_a": np.nan, "ours_b": np.nan}
+    if check.kind == TREND:
         first, last = check.levels.min(), check.levels.max()
-        return {"ours_a": float(np.median(check.a[check.levels == last])),
-                "ours_b": float(np.median(check.a[check.levels == first]))}
-    return {"ours_a": float(np.median(check.a)) if check.a.size else np.nan,
-            "ours_b": float(np.median(check.b)) if check.b.size else np.nan}
+        if first == last:
+            return {"ours_a": np.nan, "ours_b": np.nan}
+        slope, intercept = np.polyfit(check.levels, np.log(check.a), 1)
+        return {"ours_a": float(np.exp(intercept + slope * last)),
+                "ours_b": float(np.exp(intercept + slope * first))}
+    return {"ours_a": float(np.exp(np.mean(np.log(check.a)))),
+            "ours_b": float(np.exp(np.mean(np.log(check.b)))) if check.b.size else np.nan}
 
 
 def check_row(claim: str, check: Check, starved: dict[str, str],
               regime: preconditions.Regime) -> dict[str, Any]:
     bed = check.testbed
     ids = bed.values("run_id")
-    differing = scope.differs(CLAIMS[claim].scope, bed)
+    differing = scope.differs(CLAIMS[claim].scope, bed)  # before any measured drop
+    described = " | ".join(scope.described(f, bed) for f in differing)
     row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
            "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
            "interest": check.interest, "unit": check.unit, "direction": check.direction,
@@ -120,8 +140,11 @@ def check_row(claim: str, check: Check, starved: dict[str, str],
            "since": check.since, "until": check.until,
            "runs": " ".join(ids), "starved_runs": " ".join(r for r in ids if r in starved),
            "excluded_runs": " ".join(check.excluded),
-           "differs": " | ".join(scope.described(f, bed) for f in differing),
-           "differs_short": ", ".join(f.short for f in differing),
+           "differs": described, "differs_short": ", ".join(f.short for f in differing),
+           # the same before any measured drop (contrasts.py makes `differs` from these)
+           "factors": ", ".join(f.name for f in differing), "dropped": "",
+           "factor_text": described,
+           "legacy_factors": ", ".join(legacy.differs(claim, bed)),
            **absolute(check)}
     row["base_status"], row["base_why"] = base_status(check, regime)
     row["rule_why"] = {rule: why for rule, test in PRECONDITION_RULES.items()
@@ -174,10 +197,37 @@ def holm_in_place(others: np.ndarray, p: float) -> float:
     return float(stats.holm(np.append(others, p), ALPHA)[1][-1])
 
 
-def outcomes(claims: pd.DataFrame, mine: dict[str, list[dict]]) -> None:
+def factor_names(text: object) -> list[str]:
+    """", "-joined factor names ("weights, platform") as a list."""
+    return [name for name in str(text or "").split(", ") if name]
+
+
+def in_force_factors(row: Mapping[str, Any], active: frozenset[str]) -> list[str]:
+    """The factors (names) in which a check's testbed differs from the thesis's under the rules
+    `active`: the legacy scope's before the rule reasons; each claim's mechanisms' after it,
+    less those a measurement dropped for the check once the rule measured is in force."""
+    if rules.REASONS not in active:
+        return factor_names(row["legacy_factors"])
+    names = factor_names(row["factors"])
+    if rules.MEASURED in active:
+        dropped = set(factor_names(row.get("dropped", "")))
+        names = [name for name in names if name not in dropped]
+    return names
+
+
+def softened(row: Mapping[str, Any], active: frozenset[str]) -> bool:
+    """Whether a result against the thesis is "not reproduced here": only under the scope rule
+    before the symmetric rule, where the check's testbed differed in a (legacy) factor."""
+    return (rules.SCOPE in active and rules.SYMMETRIC not in active
+            and bool(factor_names(row["legacy_factors"])))
+
+
+def outcomes(claims: pd.DataFrame, mine: dict[str, list[dict]],
+             active: frozenset[str] = ALL_RULES) -> None:
     """Each measured check's outcome at its claim's level (its own p, Bonferroni-scaled
-    against, in its claim's place in Holm's step-down): reproduced, against (contradicted or
-    not reproduced here, by its scope) or inconclusive. Sets `outcome` on the check rows."""
+    against, in its claim's place in Holm's step-down): reproduced, contradicted or
+    inconclusive (the scope rule's "not reproduced here" before the symmetric rule). Sets
+    `outcome` on the check rows."""
     ps = {side: dict(zip(claims["claim"], claims[side], strict=True))
           for side in ("p_for", "p_against")}
 
@@ -194,11 +244,54 @@ def outcomes(claims: pd.DataFrame, mine: dict[str, list[dict]]) -> None:
                 continue
             against = min(1.0, row["p_against"] * len(measured))
             if holm_in_place(against_others, against) < ALPHA:
-                row["outcome"] = NOT_REPRODUCED if row["differs"] else CONTRADICTED
+                row["outcome"] = NOT_REPRODUCED if softened(row, active) else CONTRADICTED
             elif holm_in_place(for_others, row["p_for"]) < ALPHA:
                 row["outcome"] = REPRODUCED
             else:
                 row["outcome"] = INCONCLUSIVE
+
+
+AGAINST = (CONTRADICTED, NOT_REPRODUCED)
+
+
+def deciding_parts(verdict: str, checks: list[dict]) -> list[dict]:
+    """The measured parts a verdict rests on: those against it for a contradiction, those
+    for or against it for a mixed verdict, every measured part otherwise."""
+    measured = [row for row in checks if row["status"] == MEASURED]
+    if verdict in AGAINST:
+        return [row for row in measured if row["outcome"] in AGAINST]
+    if verdict == MIXED:
+        return [row for row in measured if row["outcome"] in (REPRODUCED, *AGAINST)]
+    return measured
+
+
+def qualifier(claim: str, verdict: str, checks: list[dict],
+              active: frozenset[str] = ALL_RULES) -> tuple[str, list[str]]:
+    """(testbed, factors) of a claim's verdict: LIKE or DIFFERS with the factors its deciding
+    parts' testbed differs in, OURS for a claim with no thesis testbed, "" when nothing was
+    measured."""
+    deciding = deciding_parts(verdict, checks)
+    if not deciding:
+        return "", []
+    if not CLAIMS[claim].scope:
+        return OURS, []
+    names = list(dict.fromkeys(n for row in deciding for n in in_force_factors(row, active)))
+    return (DIFFERS if names else LIKE), names
+
+
+def qualified(verdict: str, testbed: str, factors: Iterable[str]) -> str:
+    """A verdict with its testbed, as the rule changes list it: "contradicted (testbed differs
+    in weights, Ploop)", "reproduced (like the thesis's testbed)"."""
+    if testbed == LIKE:
+        return f"{verdict} (like the thesis's testbed)"
+    if testbed == DIFFERS:
+        return f"{verdict} (testbed differs in {', '.join(tag(f) for f in factors)})"
+    return verdict
+
+
+def tag(factor: str) -> str:
+    """A factor's word: the README's tag; the legacy platform factor's is "platform"."""
+    return scope.FACTORS[factor].tag if factor in scope.FACTORS else factor
 
 
 def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
@@ -212,7 +305,7 @@ def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
             if row["status"] != MEASURED:  # judged, if at all, only under other rules
                 row.update(dict.fromkeys(RESULT_COLUMNS, np.nan))
             checks.append(row)
-    mine = {claim: [row for row in checks if row["claim"] == claim] for claim in CLAIMS}
+    mine = by_claim(checks)
     out = pd.DataFrame([{"claim": claim, "where": info.where, "statement": info.statement,
                          **claim_p(mine[claim]), "checks": len(mine[claim]),
                          "measured": sum(row["status"] == MEASURED for row in mine[claim]),
@@ -223,17 +316,33 @@ def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
         tested = out[side].notna()
         if tested.any():
             out.loc[tested, f"{side}_holm"] = stats.holm(out.loc[tested, side], ALPHA)[1]
-    outcomes(out, mine)
+    outcomes(out, mine, active)
     verdicts = [verdict(row, mine[row.claim], flags, active) for row in out.itertuples()]
     out["verdict"] = [v for v, _ in verdicts]
     out["why"] = [w for _, w in verdicts]
     out["parts"] = [parts_text(mine[claim]) for claim in out["claim"]]
-    # what every judged part rests on, whichever way it went: a reproduction on a testbed
-    # unlike the thesis's says so too
-    out["differs"] = [", ".join(dict.fromkeys(
-        factor for row in mine[claim] if row["status"] == MEASURED
-        for factor in row["differs_short"].split(", ") if factor)) for claim in out["claim"]]
+    set_testbeds(out, mine, active)
     return out, checks
+
+
+def by_claim(checks: list[dict]) -> dict[str, list[dict]]:
+    """The check rows of each claim of the catalogue, in order."""
+    found: dict[str, list[dict]] = {claim: [] for claim in CLAIMS}
+    for row in checks:
+        found[row["claim"]].append(row)
+    return found
+
+
+def set_testbeds(claims: pd.DataFrame, mine: Mapping[str, list[dict]],
+                 active: frozenset[str] = ALL_RULES) -> None:
+    """Each claim's testbed (`testbed`, `factors` by name, `differs` by the factors' short
+    names), from the parts its verdict rests on: a reproduction on a testbed unlike the
+    thesis's says so, as a contradiction does."""
+    found = [qualifier(claim, verdict, mine[claim], active)
+             for claim, verdict in zip(claims["claim"], claims["verdict"], strict=True)]
+    claims["testbed"] = [testbed for testbed, _ in found]
+    claims["factors"] = [", ".join(names) for _, names in found]
+    claims["differs"] = [", ".join(scope.FACTORS[n].short for n in names) for _, names in found]
 
 
 RESULT_COLUMNS = ("effect", "low", "high", "tost_low", "tost_high", "p_for", "p_against",
@@ -256,18 +365,41 @@ def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.D
 def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
                  final: pd.DataFrame) -> list[str]:
     """Per claim, what the dated rules changed, in their order: "tcg: contradicted -> not
-    testable here; ..." (rules.py); "" where none changed its verdict."""
+    testable here; ..." (rules.py); "" where none changed its verdict. A rule that only
+    qualifies verdicts (rules.QUALIFYING) is listed where it changed a verdict's testbed;
+    from the symmetric rule on, verdicts are shown with their testbed. The measured rule's
+    drops come from every campaign's studies, so contrasts.py adds what it changed."""
     changes: dict[str, list[str]] = {claim: [] for claim in final["claim"]}
-    before, _ = judge(rows, flags, regime, frozenset())
+    before, checks = judge(rows, flags, regime, frozenset())
     active: frozenset[str] = frozenset()
     for rule in rules.NAMES:
-        active = active | {rule}
-        after = final if active == ALL_RULES else judge(rows, flags, regime, active)[0]
+        previous, active = active, active | {rule}
+        if active == ALL_RULES:
+            after = final
+        elif rule in rules.QUALIFYING:  # the same outcomes, only their testbed anew
+            after = before.copy()
+            set_testbeds(after, by_claim(checks), active)
+        else:
+            after, checks = judge(rows, flags, regime, active)
         for old, new in zip(before.itertuples(), after.itertuples(), strict=True):
-            if old.verdict != new.verdict:
-                changes[old.claim].append(f"{rule}: {old.verdict} -> {new.verdict}")
+            if rule in rules.QUALIFYING:
+                moved = (old.verdict, old.testbed, old.factors) != (
+                    new.verdict, new.testbed, new.factors)
+            else:
+                moved = old.verdict != new.verdict
+            if moved:
+                changes[old.claim].append(
+                    f"{rule}: {shown(old, previous)} -> {shown(new, active)}")
         before = after
     return ["; ".join(changes[claim]) for claim in final["claim"]]
+
+
+def shown(row: Any, active: frozenset[str]) -> str:
+    """A claim's verdict as the rules `active` showed it: with its testbed from the symmetric
+    rule on, alone before."""
+    if rules.SYMMETRIC not in active:
+        return str(row.verdict)
+    return qualified(row.verdict, row.testbed, factor_names(row.factors))
 
 
 def parts_text(checks: list[dict]) -> str:
@@ -302,15 +434,17 @@ def unit_of(row: Mapping[str, Any]) -> str:
 
 
 def values_text(row: Mapping[str, Any]) -> str:
-    """The values behind an effect, in their unit ("" for a share, whose effect is one)."""
-    if row["kind"] in (SHARE, LEVEL) or np.isnan(row["ours_a"]):
+    """The values an effect is computed from, in their unit ("" for a share, whose effect is
+    one)."""
+    if row["kind"] in (SHARE, LEVEL) or np.isnan(row["ours_a"]) or np.isnan(row["ours_b"]):
         return ""
     unit = unit_of(row)
     a, b = f"{row['ours_a']:.3g}", f"{row['ours_b']:.3g}"
     if row["kind"] == TREND:
-        return f"{b} -> {a} {unit} (medians at the first and last level)"
-    joint = "minus" if row["kind"] == DIFFERENCE else "over"
-    return f"{a} {joint} {b} {unit} (medians)"
+        return f"{b} -> {a} {unit} (the fit's geometric means at the first and last level)"
+    if row["kind"] == DIFFERENCE:
+        return f"{a} minus {b} {unit} (means)"
+    return f"{a} over {b} {unit} (geometric means)"
 
 
 def detectable_text(row: Mapping[str, Any]) -> str:
@@ -378,10 +512,11 @@ def verdict(claim: object, checks: list[dict], flags: dict[str, str],
             return MIXED, (f"parts disagree ({parts_text(checks)}): for it, "
                            + "; ".join(row["test"] for row in supporting) + "; against it, "
                            + against_text(claim, measured) + note)
-        if rules.SCOPE in active and all(row["differs"] for row in against):
-            factors = dict.fromkeys(f for row in against for f in row["differs"].split(" | "))
+        if all(row["outcome"] == NOT_REPRODUCED for row in against):  # the scope rule's
+            factors = dict.fromkeys(tag(f) for row in against
+                                    for f in factor_names(row["legacy_factors"]))
             return NOT_REPRODUCED, (against_text(claim, measured) + "; this testbed differs "
-                                    "from the thesis's in: " + " | ".join(factors) + note)
+                                    "from the thesis's in: " + ", ".join(factors) + note)
         return CONTRADICTED, against_text(claim, measured) + note
     if claim.p_for_holm < ALPHA:
         if gaps:
@@ -396,6 +531,18 @@ def verdict(claim: object, checks: list[dict], flags: dict[str, str],
                           f"{claim.p_for_holm:.3g} for, {claim.p_against_holm:.3g} against); "
                           + (reach or "each check alone passes, not all together after Holm")
                           + also + note)
+
+
+def family_facts(family: pd.DataFrame) -> dict[str, str]:
+    """What a family's runs ran on beyond its labels: the machines (hostnames), kernels and
+    cgroup versions, each ", "-joined (contrasts.py compares families only where all three are
+    the same)."""
+    def joined(column: str) -> str:
+        if column not in family:
+            return ""
+        return ", ".join(sorted({str(v) for v in family[column].dropna()}))
+    return {"hostnames": joined("hostname"), "kernels": joined("kernel"),
+            "cgroup_versions": joined("cgroup_version")}
 
 
 def same_device(runs: pd.DataFrame, host: str, profile: str) -> pd.DataFrame:
@@ -435,7 +582,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                              labels["host"], labels["device_profile"])
         regime = preconditions.journal_regime(device)
         claim_table, check_table = family_verdicts(family, experiments, mine, regime)
-        claims.append(claim_table.assign(**labels))
+        claims.append(claim_table.assign(**labels, **family_facts(family)))
         checks.append(check_table.assign(**labels))
     if not claims:
         raise ValueError("no runs: nothing to judge")
