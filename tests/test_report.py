@@ -18,7 +18,7 @@ import yaml
 
 from conftest import VENV_BIN, stop_workflow_processes
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
-from journalbench.report import summary
+from journalbench.report import headline
 
 pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium")
@@ -194,9 +194,10 @@ def test_a_claim_without_runs_reads_not_run_here(report: Path) -> None:
         claims = tables[0]
         campaign = str(claims["campaign"].iloc[0])
         path = folder / "campaigns" / f"{campaign}.html"
-        if not path.exists():  # the configured campaign's is the first page
-            path = folder / "index.html"
-        html = path.read_text()
+        html = path.read_text() if path.exists() else ""
+        if not path.exists():  # the configured campaign's is the first page, after the
+            # headline (each claim on its closest testbed, which names no "not run here")
+            html = (folder / "index.html").read_text().split('<h2 id="campaign">', 1)[1]
         partial = claims["verdict"] == "partially measured"
         nothing = claims["why"].str.startswith("nothing measured yet")
         # each row's verdict, as the verdict macro marks it
@@ -225,25 +226,33 @@ def test_the_link_check_finds_a_broken_link_and_image(report: Path, tmp_path: Pa
     assert any("no #no-such-anchor" in p for p in found), found
 
 
-def test_the_readme_shows_the_generated_summary(report: Path, repo: Path) -> None:
+def test_the_readme_shows_the_generated_headline(report: Path, repo: Path) -> None:
     readme = (repo / "README.md").read_text()
-    shown = summary.between_markers(readme)
-    if shown is None:
-        pytest.skip(f"README.md has no '{summary.START}' ... '{summary.END}' markers yet; once "
-                    "it has, `python -m journalbench.report.summary --readme README.md` after "
-                    "`make reproduce` fills them")
+    shown = headline.between_markers(readme)
+    assert shown is not None, f"README.md has no '{headline.START}' ... '{headline.END}' markers"
     campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
-    wanted = summary.readme_from(report.parent.parent, campaign)
-    assert shown == wanted, ("README.md's summary is stale: run `python -m "
-                             "journalbench.report.summary --readme README.md` after `make "
+    wanted = headline.readme_from(report.parent.parent, campaign)
+    assert shown == wanted, ("README.md's headline is stale: run `python -m "
+                             "journalbench.report.headline --readme README.md` after `make "
                              "reproduce`")
+    # a verdict per claim, each with its testbed
+    rows = [line for line in shown.splitlines() if line.startswith("[C")]
+    assert [re.match(r"\[(C\d+)\]", row).group(1) for row in rows] == list(CLAIMS)
+    assert all(re.search(r"\*\*[a-z ]+\*\*, \S+ v\d/", row) for row in rows), rows
 
 
-def test_summary_md_is_the_configured_campaigns_table(report: Path, repo: Path) -> None:
+def test_summary_md_leads_with_the_headline_then_the_configured_campaigns_table(
+        report: Path, repo: Path) -> None:
     campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
     text = (report.parent / "summary.md").read_text()
-    assert text.startswith(f"# Results at a glance: campaign {campaign}\n")
-    rows = [line for line in text.splitlines() if line.startswith("| [C")]
+    assert text.startswith("# Results at a glance\n")
+    lead, rest = text.split(f"## Campaign {campaign}, claim by claim", 1)
+    assert "## Each claim on its closest testbed" in lead
+    assert [re.match(r"\[(C\d+)\]", line).group(1) for line in lead.splitlines()
+            if line.startswith("[C")] == list(CLAIMS)
+    assert "[the ledger](claims.md#changes-to-the-rules)" in lead
+    assert (report.parent / "claims.md").is_file()
+    rows = [line for line in rest.splitlines() if line.startswith("| [C")]
     assert [re.match(r"\| \[(C\d+)\]", row).group(1) for row in rows] == list(CLAIMS)
     for row in rows:  # each claim's link and figure resolve from results/
         for link in re.findall(r"\]\(([^)]+)\)", row):

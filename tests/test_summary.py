@@ -12,7 +12,7 @@ import pytest
 
 from journalbench.judge.claims import scope, verdicts
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
-from journalbench.report import summary
+from journalbench.report import headline, summary
 
 
 def check(**given: object) -> dict:
@@ -48,7 +48,7 @@ def test_the_deciding_part_is_the_strongest_against_else_the_weakest_for() -> No
     weak = check(test="weak", p_for=0.3, outcome=verdicts.INCONCLUSIVE)
     strong = check(test="strong", p_for=0.001, outcome=verdicts.REPRODUCED)
     against = check(test="against", p_for=1.0, p_against=0.01,
-                    outcome=verdicts.NOT_REPRODUCED)
+                    outcome=verdicts.CONTRADICTED)
     more = check(test="more against", p_for=1.0, p_against=0.0001,
                  outcome=verdicts.CONTRADICTED)
     untested = check(test="untested", status=verdicts.NOT_TESTABLE, p_for=float("nan"),
@@ -59,14 +59,16 @@ def test_the_deciding_part_is_the_strongest_against_else_the_weakest_for() -> No
 
 
 def test_rests_on_names_the_differing_factors_and_the_untestable_parts() -> None:
-    claim = {"claim": "C8", "differs": "VM acceleration"}
+    claim = {"claim": "C8", "differs": "VM acceleration", "testbed": verdicts.DIFFERS}
     parts = [check(), check(status=verdicts.NOT_TESTABLE,
                             why_not="a database's VM half under TCG: the emulated CPU ...")]
     said = summary.rests_on(claim, parts)
     assert said == ("this testbed differs in: VM acceleration; 1 of its 2 parts not testable: "
                     "a database's VM half under TCG")
-    assert "no testbed of the thesis's" in summary.rests_on({"claim": "C24", "differs": ""},
-                                                           [check(claim="C24")])
+    alike = summary.rests_on({"claim": "C8", "differs": "", "testbed": verdicts.LIKE}, parts)
+    assert alike.startswith("a testbed like the thesis's in every factor")
+    assert "no testbed of the thesis's" in summary.rests_on(
+        {"claim": "C24", "differs": "", "testbed": verdicts.OURS}, [check(claim="C24")])
 
 
 def test_missing_parts_are_counted_as_not_run_here() -> None:
@@ -91,21 +93,22 @@ def test_markdown_table_escapes_pipes_and_links_the_claim_page() -> None:
 
 
 def test_the_readme_block_is_replaced_between_its_markers() -> None:
-    text = f"# T\n\nFirst paragraph.\n\n{summary.START}\nold\n{summary.END}\n\nRest.\n"
-    new = summary.replace_block(text, "| new |")
-    assert summary.between_markers(new) == "| new |"
+    text = f"# T\n\nFirst paragraph.\n\n{headline.START}\nold\n{headline.END}\n\nRest.\n"
+    new = headline.replace_block(text, "| new |")
+    assert headline.between_markers(new) == "| new |"
     assert new.startswith("# T\n\nFirst paragraph.\n\n") and new.endswith("\n\nRest.\n")
-    assert summary.replace_block(new, "| new |") == new
+    assert headline.replace_block(new, "| new |") == new
     with pytest.raises(ValueError, match="README.md: no '<!-- summary:start -->'"):
-        summary.replace_block("# T\n", "| new |")
-    assert summary.between_markers("# T\n") is None
+        headline.replace_block("# T\n", "| new |")
+    assert headline.between_markers("# T\n") is None
 
 
 def test_the_readme_command_says_what_is_missing(tmp_path: Path, capsys) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("# T\n")
-    assert summary.main(["--readme", str(readme), "--root", str(tmp_path),
-                         "--campaign", "thesis-hdd"]) == 1
+    (tmp_path / "workflow").mkdir()
+    (tmp_path / "workflow" / "config.yaml").write_text("campaign: thesis-hdd\n")
+    assert headline.main(["--readme", str(readme), "--root", str(tmp_path)]) == 1
     error = capsys.readouterr().err
     assert "no judged tables" in error and "make reproduce" in error
     assert readme.read_text() == "# T\n"
@@ -123,31 +126,23 @@ def test_run_folders_left_out_are_counted_and_named() -> None:
                          "MANIFEST.json missing")
 
 
-def test_the_readme_table_is_the_compact_one() -> None:
-    """The README's copy: verdict, ours, the thesis's value and the factors this testbed differs
-    in, a word each, no outer pipes (each counts as a word in the README's 1,500), the page link
-    in a paragraph that says it is built."""
-    table = summary.readme_table([row(thesis="x1.14 per step (Table 4.1, p. 43: LXC ...)",
-                                      differs="weights, VM"),
-                                  row(claim="C5", verdict="not testable here", effect="",
-                                      thesis="")], summary.Links(report="results/report/",
-                                                                 root=""))
-    lines = table.splitlines()
-    assert lines[0] == ("Claim (report page, built) | Verdict | Ours, 95% interval | Thesis | "
-                        "Differs")
-    assert lines[2] == ("[C8](results/report/claims/C8.html) | inconclusive | x1.1 [1, 1.2] | "
-                        "x1.14 per step | weights, VM")
-    assert lines[3] == "[C5](results/report/claims/C5.html) | not testable here | — | — | —"
-    assert summary.thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
-    assert summary.thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"
+def test_the_thesis_value_is_cut_to_its_number() -> None:
+    assert headline.thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
+    assert headline.thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"
 
 
-def test_the_readme_names_each_differing_factor_in_a_word_and_says_what_it_stands_for() -> None:
+def test_each_differing_factor_has_a_word() -> None:
     assert summary.differs_tags("what the weights divide, VM acceleration") == "weights, VM"
     assert summary.differs_tags("") == ""
-    legend = summary.readme_legend(["VM", "weights", "VM"])
-    assert legend == ("Differs: unlike the thesis's testbed: weights (BFQ divides sectors, not "
-                      "disk time), VM (TCG, not KVM).")
-    # every factor the ledger can name has its word and its meaning
-    assert {summary.README_TAGS[f.name] for f in scope.FACTORS.values()} == set(
-        summary.README_TAG_TEXT)
+    tags = [f.tag for f in scope.FACTORS.values()]
+    assert len(set(tags)) == len(tags) and all(" " not in t for t in tags)
+
+
+def test_verdicts_are_counted_with_their_testbed() -> None:
+    rows = [row(verdict="contradicted", testbed=verdicts.LIKE),
+            row(verdict="contradicted", testbed=verdicts.DIFFERS),
+            row(verdict="inconclusive", testbed=verdicts.DIFFERS),
+            row(verdict="not testable here", testbed="")]
+    assert summary.count(rows) == (
+        "2 contradicted (1 on a testbed like the thesis's, 1 where it differs), "
+        "1 inconclusive (1 where it differs), 1 not testable here")

@@ -46,8 +46,8 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
     """What a loaded campaign asks of a host and of the analysis: whether some experiment names
     a claim (fileprep names none: it is tidied and shown, but has no ledger), the workload
     tools its tenants run, the device profiles its experiments name (null: the host's own),
-    its distinct BFQ settings and the I/O controls its experiments name ("" for the host's
-    own, both)."""
+    its distinct BFQ settings, the I/O controls its experiments name ("" for the host's
+    own, both) and the claims whose headline verdict it may give ("all" or a list)."""
     experiments = campaign["experiments"]
     devices = {d for e in experiments for d in e.get("devices", campaign.get("devices", [None]))}
     settings = {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, e, values).items()))
@@ -57,7 +57,8 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
                              for t in e["tenants"] if "tool" in t.get("workload", {})}),
             "devices": sorted(devices, key=str), "bfq_settings": sorted(settings),
             "io_controls": sorted({str(e.get("io_control", campaign.get("io_control", "")))
-                                   for e in experiments})}
+                                   for e in experiments}),
+            "headline": campaign.get("headline", [])}
 
 
 def run_bfq(campaign: dict[str, Any], experiment: dict[str, Any],

@@ -42,7 +42,7 @@ class Plan:
     campaign: str
     source: str  # the campaign file
     key: str
-    facts: dict[str, Any]  # tests_claims, tools, devices, bfq_settings, io_controls
+    facts: dict[str, Any]  # tests_claims, tools, devices, bfq_settings, io_controls, headline
     runs: list[dict[str, Any]] = field(repr=False)  # {run_id, spec}, repetition-major
     experiments: list[dict[str, Any]] = field(repr=False)  # rows of the experiments table
 
@@ -154,6 +154,13 @@ def facts_of(name_or_path: str) -> dict[str, Any]:
     if not campaigns.campaign_path(name_or_path).is_file():
         return {}
     return current(name_or_path, keep=False).facts
+
+
+def headline_claims(name_or_path: str) -> str | set[str]:
+    """The claims whose headline verdict the campaign may give: "all", or a set (empty for a
+    campaign that offers none, or one known only by its run folders)."""
+    found = facts_of(name_or_path).get("headline", [])
+    return "all" if found == "all" else set(found)
 
 
 def tests_claims(name_or_path: str) -> bool:

@@ -20,11 +20,16 @@ from journalbench.judge.claims.checks import ALPHA, SHARE_MARGIN, STABLE_RATIO
 from journalbench.judge.claims.preconditions import DESCRIPTIONS
 from journalbench.judge.claims.rules import RULES
 from journalbench.judge.claims.verdicts import (
+    DIFFERS,
     FAMILY,
+    LIKE,
     MEASURED,
     VERDICTS,
     detectable_text,
     effect_text,
+    factor_names,
+    qualified,
+    tag,
     unit_of,
     values_text,
 )
@@ -38,10 +43,11 @@ ROLES = {"runs": "used", "starved_runs": "used, a tenant starved",
 RUN_NOTES = ("; starved runs among those used: ", "; runs left out as CPU-bound: ")
 RUN_ID = rf"\b(?:{'|'.join(re.escape(arm) for arm in ARMS)})-[0-9a-f]{{12}}\b"
 Block = tuple[str, object]  # ("h1" | "h2" | "h3" | "p" | "ul" | "table", content)
-CSV_COLUMNS = [*FAMILY, "claim", "verdict", "parts", "scope_differs", "p_for_holm",
+CSV_COLUMNS = [*FAMILY, "claim", "verdict", "testbed", "parts", "scope_differs", "p_for_holm",
                "p_against_holm", "part", "test", "test_name", "status", "outcome", "effect",
                "low", "high", "tost_low", "tost_high", "ours_a", "ours_b", "unit", "thesis",
-               "differs", "p_for", "p_against", "detectable", "interest", "n", "sd", "runs",
+               "differs", "dropped", "p_for", "p_against", "detectable", "interest", "n", "sd",
+               "runs",
                "starved_runs", "excluded_runs", "why_not", "why", "changes"]
 
 
@@ -63,16 +69,18 @@ def intro(claims: pd.DataFrame) -> list[Block]:
               "preconditions and the testbed factors it depends on): **reproduced** (every "
               "check significant), **mixed** (its parts disagree: one significantly for it, "
               "another against it), **contradicted** (significantly the other way, or an "
-              "equivalence interval entirely outside its margin, on a testbed that matches "
-              "the thesis's in every factor the result depends on), **not reproduced here** "
-              "(as contradicted, but this testbed differs from the thesis's in such a factor: "
-              "each is named), **inconclusive** (neither; with the smallest effect the runs "
-              "could detect), **partially measured** (a part is missing), **not testable "
-              "here** (a precondition of the testbed is not met)."),
+              "equivalence interval entirely outside its margin), **inconclusive** (neither; "
+              "with the smallest effect the runs could detect), **partially measured** (a "
+              "part is missing), **not testable here** (a precondition of the testbed is not "
+              "met). Each says what the runs show on their testbed, whichever way it goes, and "
+              "carries that testbed: *like the thesis's* in every factor the parts it rests on "
+              "depend on, or the factors in which it *differs* (each with a mechanism, or a "
+              "measurement of ours: section *What the studies measured of the factors*)."),
         ("p", f"One-sided tests at alpha = {ALPHA}; a claim is the intersection of its checks; "
               "Holm's correction runs over the claims of a family, and each check (a *part*) "
               "gets its outcome at its claim's level. Beside every ratio: the values behind "
-              "it, ours (medians, in their unit) and the thesis's. Margins: \"constant\" within "
+              "it, ours (geometric means for a ratio, whose quotient it is; in their unit) and the "
+              "thesis's. Margins: \"constant\" within "
               f"x{STABLE_RATIO}, \"not worse\" above x1/{STABLE_RATIO}, \"holds the split\" "
               f"within +-{SHARE_MARGIN}. Intervals are 95% "
               "(90% for equivalence tests, as TOST reads them). Preconditions: "
@@ -81,8 +89,29 @@ def intro(claims: pd.DataFrame) -> list[Block]:
 
 
 def tally(claims: pd.DataFrame) -> str:
-    counts = claims["verdict"].value_counts()
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts.get(v, 0))
+    """Verdicts counted, each split by its testbed: "3 contradicted (1 on a testbed like the
+    thesis's, 2 where it differs)"."""
+    parts = []
+    for verdict in VERDICTS:
+        mine = claims[claims["verdict"] == verdict]
+        if mine.empty:
+            continue
+        kinds = mine["testbed"].fillna("") if "testbed" in mine else pd.Series(dtype=str)
+        split = [*([f"{(kinds == LIKE).sum()} on a testbed like the thesis's"]
+                   if (kinds == LIKE).any() else []),
+                 *([f"{(kinds == DIFFERS).sum()} where it differs"]
+                   if (kinds == DIFFERS).any() else [])]
+        parts.append(f"{len(mine)} {verdict}" + (f" ({', '.join(split)})" if split else ""))
+    return ", ".join(parts)
+
+
+def testbed_text(row: Mapping[str, Any]) -> str:
+    """A verdict's testbed in words: "like the thesis's", "differs: weights, Ploop"."""
+    if row.get("testbed") == LIKE:
+        return "like the thesis's"
+    if row.get("testbed") == DIFFERS:
+        return "differs: " + ", ".join(tag(f) for f in factor_names(row.get("factors")))
+    return ""
 
 
 def summary(claims: pd.DataFrame) -> list[Block]:
@@ -94,8 +123,8 @@ def summary(claims: pd.DataFrame) -> list[Block]:
         "p", f"The thesis's {len(THESIS_CLAIMS)} claims, over all families: {tally(thesis)}. "
              f"Ours ({', '.join(sorted(set(ours['claim'])))}): {tally(ours)}.")]
     for _, family in claims.groupby(FAMILY, sort=False):
-        table = family[["claim", "verdict", "parts", "differs"]].rename(
-            columns={"parts": "its parts", "differs": "this testbed differs in"})
+        table = family[["claim", "verdict", "parts"]].rename(columns={"parts": "its parts"})
+        table["testbed"] = [testbed_text(r) for r in family.to_dict("records")]
         table.insert(1, "thesis", [CLAIMS[c].where for c in table["claim"]])
         blocks += [("h3", family_name(family.iloc[0])), ("table", table)]
     return blocks
@@ -115,7 +144,9 @@ def changes_blocks(claims: pd.DataFrame) -> list[Block]:
             "claim": changed["claim"],
             "before the changes": [c.split(": ", 1)[1].split(" -> ")[0]
                                    for c in changed["changes"]],
-            "now": changed["verdict"],
+            "now": [qualified(r["verdict"], r.get("testbed") or "",
+                              factor_names(r.get("factors")))
+                    for r in changed.to_dict("records")],
             "changed by": [", ".join(dict.fromkeys(part.split(": ")[0]
                                                    for part in c.split("; ")))
                            for c in changed["changes"]]})
@@ -212,7 +243,9 @@ def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]]
         links = ", ".join(f"[{name}]({figures}/{row['campaign']}/{name}.png)"
                           for name in info.figures
                           if (root / figures / row["campaign"] / f"{name}.png").is_file())
-        blocks.append(("h3", f"{family_name(row)}: {row['verdict']}"))
+        testbed = testbed_text(row)
+        blocks.append(("h3", f"{family_name(row)}: {row['verdict']}"
+                             + (f" (testbed {testbed})" if testbed else "")))
         parts = f" **Parts:** {row['parts']}." if row["parts"] else ""
         blocks.append(("p", f"**Why:** {without_run_ids(row['why'])}.{parts}"
                        + (f" **Figure:** {links}" if links else "")))
@@ -222,10 +255,42 @@ def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]]
     return blocks
 
 
+def factors_blocks(evidence: pd.DataFrame | None) -> list[Block]:
+    """Each claim's testbed factors with their mechanisms, and what the studies measured of
+    them (judge/claims/contrasts.py): the decision per claim and factor, each check's change."""
+    from journalbench.judge.claims.contrasts import decisions
+    from journalbench.judge.claims.mechanisms import MECHANISMS
+
+    blocks: list[Block] = [
+        ("h2", "What the studies measured of the factors"),
+        ("p", "A claim depends on a testbed factor through a mechanism (each below, with its "
+              "source; docs/claims.md lists every claim's). Where a study measured the "
+              "claim's checks under both values of a factor, varying it alone on one campaign "
+              "and host, the measurement decides for the checks it measured: *dropped* where "
+              "every check's change of effect lay within its smallest effect of interest "
+              "(TOST, Holm over the claims of the contrast), *kept* where the change was "
+              "significant, *undecided* otherwise (the mechanism stands)."),
+        ("ul", [f"**{m.name}** ({m.factor}): {m.text}" for m in MECHANISMS.values()])]
+    if evidence is None or evidence.empty:
+        return [*blocks, ("p", "No contrast among these campaigns' families.")]
+    decided = decisions(evidence)
+    blocks.append(("table", decided.rename(columns={"dropped": "checks it was dropped for",
+                                                    "by": "contrasts"})))
+    shown = evidence.assign(**{c: evidence[c].astype(float).round(4) for c in (
+        "change", "low", "high", "p_equivalent", "claim_p_equivalent_holm",
+        "claim_p_change_holm")})
+    blocks.append(("table", shown[["campaign", "factor", "from", "to", "claim", "test",
+                                   "margin", "change", "low", "high", "p_equivalent",
+                                   "claim_p_equivalent_holm", "claim_p_change_holm",
+                                   "outcome", "excluded"]]))
+    return blocks
+
+
 def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd.DataFrame,
-             figures: str, root: Path) -> list[Block]:
+             figures: str, root: Path, evidence: pd.DataFrame | None = None) -> list[Block]:
     blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
-                           *changes_blocks(claims), *starvation_blocks(starved)]
+                           *changes_blocks(claims), *factors_blocks(evidence),
+                           *starvation_blocks(starved)]
     # rows grouped once: selecting them from the frames claim by claim was most of the time
     rows: dict[str, list[dict]] = {}
     for row in claims.to_dict("records"):
@@ -252,6 +317,13 @@ def markdown(blocks: list[Block]) -> str:
     return "\n\n".join(out) + "\n"
 
 
+def slug(heading: str) -> str:
+    """A heading's anchor, as GitHub makes it for Markdown: lowercase, punctuation dropped,
+    spaces to dashes (the HTML ledger's headings get the same ids)."""
+    text = re.sub(r"[`*_]", "", heading).strip().lower()
+    return re.sub(r"\s", "-", re.sub(r"[^\w\- ]", "", text))
+
+
 def inline_html(text: str) -> str:
     text = html.escape(text, quote=False)
     text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
@@ -263,7 +335,8 @@ def to_html(blocks: list[Block]) -> str:
     body = []
     for kind, content in blocks:
         if kind in ("h1", "h2", "h3"):
-            body.append(f"<{kind}>{inline_html(str(content))}</{kind}>")
+            body.append(f"<{kind} id=\"{slug(str(content))}\">{inline_html(str(content))}"
+                        f"</{kind}>")
         elif kind == "ul":
             body.append("<ul>" + "".join(f"<li>{inline_html(i)}</li>" for i in content)
                         + "</ul>")
@@ -279,8 +352,9 @@ def to_html(blocks: list[Block]) -> str:
 
 def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
     keys = [*FAMILY, "claim"]
-    merged = claims[[*keys, "verdict", "why", "parts", "differs", "changes", "p_for_holm",
-                     "p_against_holm"]].rename(columns={"differs": "scope_differs"}).merge(
+    merged = claims[[*keys, "verdict", "testbed", "why", "parts", "differs", "changes",
+                     "p_for_holm", "p_against_holm"]].rename(
+        columns={"differs": "scope_differs"}).merge(
         checks, on=keys, how="left")
     merged["unit"] = [unit_of(row) if pd.notna(row["kind"]) else ""
                       for row in merged.to_dict("records")]
@@ -288,10 +362,11 @@ def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(target: Path, title: str, claims: pd.DataFrame, checks: pd.DataFrame,
-          starved: pd.DataFrame, figures: str) -> list[Path]:
+          starved: pd.DataFrame, figures: str,
+          evidence: pd.DataFrame | None = None) -> list[Path]:
     """target.md, target.html, target.csv and the runs they count (RUNS_FILE beside them)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    blocks = document(title, claims, checks, starved, figures, target.parent)
+    blocks = document(title, claims, checks, starved, figures, target.parent, evidence)
     paths = [*(target.with_suffix(s) for s in (".md", ".html", ".csv")),
              target.parent / RUNS_FILE]
     paths[0].write_text(markdown(blocks))

@@ -1,8 +1,9 @@
 """The HTML report a reviewer opens, results/report/ (a folder that works opened from disk):
 
-- index.html: the configured campaign's results at a glance (summary.py's rows), the run
-  folders left out, links to every other page;
-- claims/<claim>.html: the claim's statement, its verdict on each family of the configured
+- index.html: each claim on its closest testbed (headline.py), the configured campaign's
+  results at a glance (summary.py's rows), the run folders left out, links to every other page;
+- claims/<claim>.html: the claim's statement, its headline verdict and testbed with the other
+  testbeds beside it, its verdict on each family of the configured
   campaign with why, its parts (every check with the thesis's value, ours, p and outcome), its
   figures embedded with their captions and its tables, grouped by the campaign whose runs they
   show, the runs behind it (runs/<claim>.csv), and its verdict in every other campaign;
@@ -40,12 +41,13 @@ from journalbench.judge.claims.verdicts import (
     effect_text,
     values_text,
 )
+from journalbench.plan.plan import headline_claims
+from journalbench.report import headline, summary
 from journalbench.report import outputs as written
-from journalbench.report import summary
 from journalbench.report.ledger import inline_html, without_run_ids
 from journalbench.report.outputs import FIGURE, STUDIES, Output
 
-Judged = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]  # claims, checks, starved
+Judged = tuple[pd.DataFrame, ...]  # claims, checks, starved, evidence
 RUNS_COLUMNS = [*FAMILY, "claim", "part", "test", "outcome", "run_id", "used", "starved"]
 # A page names no run: its runs are behind a link (runs/<claim>.csv). A run id is its arm and
 # 12 hex digits (runfolder.py); the verdict's why ends with the notes verdicts.runs_note
@@ -168,12 +170,34 @@ class Site:
                          for name, tables in judged.items()}
         self.others = [name for name in judged if name != campaign]
         self.studies = written.studies(self.outputs)
+        self.lines, self.main = headline.lines(judged, headline_claims, self.outputs)
         self.env = environment()
 
     def common(self, base: str) -> dict[str, Any]:
         return {"base": base, "campaign": self.campaign, "all_claims": list(CLAIMS),
                 "other_campaigns": self.others, "study_names": list(self.studies),
                 "how_to_read": Markup(inline_html(summary.HOW_TO_READ))}
+
+    def testbed_link(self, line: headline.Line, base: str) -> str:
+        """Where a headline testbed's verdict is shown in full: its family's section of the
+        claim's page (the configured campaign) or of its campaign's page."""
+        if not line.campaign:
+            return ""
+        where = anchor(line.family)
+        if line.campaign == self.campaign:
+            return f"{base}claims/{line.claim}.html#{where}"
+        return f"{base}campaigns/{line.campaign}.html#{where}"
+
+    def headline_view(self, base: str) -> dict[str, Any]:
+        """The headline section of the index (and its sentences)."""
+        found = [{"line": line, "link": self.testbed_link(line, base),
+                  "cells": headline.cells(line, self.main)} for line in self.lines]
+        return {"lines": found, "main": self.main,
+                "tally": headline.tally(self.lines),
+                "disclosure": Markup(inline_html(headline.disclosure(
+                    self.lines, self.campaign, f"{base}../claims.html#changes-to-the-rules"))),
+                "legend": headline.legend(self.judged, self.lines, self.main),
+                "how": Markup(inline_html(headline.HOW_TO_READ))}
 
     def render(self, target: Path, template: str, **context: Any) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -217,10 +241,12 @@ class Site:
                 families.append(claim_family(labels, rows[(anchor(labels), claim)], record,
                                              mine))
             write_runs(out / "runs" / f"{claim}.csv", runs_rows(check_rows.get(claim, [])))
+            line = next(x for x in self.lines if x.claim == claim)
             pages.append(self.render(
                 out / "claims" / f"{claim}.html", "claim.html.j2", **self.common("../"),
                 claim=claim, headline=HEADLINES[claim], where=info.where,
-                statement=info.statement, families=families,
+                statement=info.statement, families=families, line=line,
+                line_link=self.testbed_link(line, "../"),
                 outputs=grouped(written.of_claim(self.outputs, claim)), tables=tables,
                 elsewhere=self.elsewhere(claim)))
         return pages
@@ -239,6 +265,7 @@ class Site:
         (out / "runs").mkdir(parents=True)
         tables = self.copy_outputs(out)
         pages = [self.render(out / "index.html", "index.html.j2", **self.common(""),
+                             closest=self.headline_view(""),
                              families=family_views(self.families[self.campaign]),
                              skipped=self.skipped.to_dict("records"),
                              others=self.other_lines(), studies=self.study_lines())]
@@ -257,9 +284,12 @@ class Site:
                                      title=STUDIES.get(name, name), shown=shown,
                                      shown_page=page, notebook=items[0].notebook,
                                      items=items, tables=tables))
+        links = summary.Links(report="report/", root="../")
+        lead = headline.document_section(self.judged, self.lines, self.main, self.campaign,
+                                         links, headline.CHANGES)
         markdown = summary.document(
             self.campaign, self.families[self.campaign], self.skipped, self.other_lines(),
-            self.study_lines(), summary.Links(report="report/", root="../"))
+            self.study_lines(), links, lead)
         (results / "summary.md").write_text(markdown)
         return [results / "summary.md", *pages]
 

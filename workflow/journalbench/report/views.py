@@ -515,9 +515,9 @@ def p_text(p: float) -> str:
 def checks_table(tests: pd.DataFrame, claims: list[str]) -> pd.DataFrame:
     """The claims' checks as the ledger judged them (claims.tests_of rows), a row per check
     and family: what it compares, the test and its decision (p both ways, readable), our
-    effect with its interval and the medians behind it in their unit, the thesis's figure,
-    the part's outcome, the claim's Holm p and verdict, and where this testbed differs from
-    the thesis's (why an opposite result is "not reproduced here")."""
+    effect with its interval and the values it is computed from in their unit (geometric
+    means for a ratio), the thesis's figure, the part's outcome, the claim's Holm p and
+    verdict, and where this testbed differs from the thesis's (whichever way it went)."""
     from journalbench.judge.claims.verdicts import values_text
 
     rows = profiled(tests[tests["claim"].isin(claims)])
@@ -528,7 +528,7 @@ def checks_table(tests: pd.DataFrame, claims: list[str]) -> pd.DataFrame:
     table["check"] = rows["test"]
     table["test"] = rows["test_name"]
     table["ours: effect [95% interval]"] = rows["ours"]
-    table["our medians"] = [values_text(r) if m else "" for (_, r), m
+    table["ours from"] = [values_text(r) if m else "" for (_, r), m
                             in zip(rows.iterrows(), measured, strict=True)]
     table["thesis"] = rows["thesis"]
     table["p for"] = rows["p_for"].map(p_text)

@@ -1,0 +1,113 @@
+"""Each claim's headline verdict from its testbed closest to the thesis's
+(journalbench/judge/claims/headline.py) and how the report shows it
+(journalbench/report/headline.py): on constructed judged tables whose answer is known."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from journalbench.judge.claims import headline
+from journalbench.judge.claims.verdicts import DIFFERS, LIKE, MEASURED, MISSING
+from journalbench.report import headline as shown
+from journalbench.report.summary import Links
+
+
+def family(campaign: str, control: str = "bfq", device: str = "hdd", version: str = "1",
+           host: str = "local") -> dict:
+    return {"campaign": campaign, "host": host, "device_profile": device,
+            "bfq": "sg=1" if control == "bfq" else "", "io_control": control,
+            "hostnames": "box", "kernels": "6.18.1", "cgroup_versions": version}
+
+
+def judged(*families: tuple[dict, str, str, list[tuple[str, str, str]]]) -> dict[str, tuple]:
+    """campaign -> (claims, checks) from (family, verdict, its factors, [(test, status,
+    factors)]) of claim C4, each check with two runs of its own."""
+    claims, checks = [], []
+    for n, (labels, verdict, factors, parts) in enumerate(families):
+        claims.append({**labels, "claim": "C4", "verdict": verdict, "why": "",
+                       "testbed": DIFFERS if factors else LIKE, "factors": factors,
+                       "changes": "", "parts": ""})
+        for i, (test, status, differing) in enumerate(parts):
+            checks.append({**labels, "claim": "C4", "test": test, "status": status,
+                           "outcome": "reproduced", "p_for": 0.01, "p_against": 0.9,
+                           "effect": 1.5, "low": 1.4, "high": 1.6, "kind": "ratio",
+                           "thesis": "> x1", "ours_a": 3.0, "ours_b": 2.0, "unit": "MB/s",
+                           "column": "throughput_mb_s", "why_not": "",
+                           "runs": "" if status == MISSING else f"r{n}{i}a r{n}{i}b",
+                           "factors": differing, "dropped": "", "legacy_factors": ""})
+    claims_, checks_ = pd.DataFrame(claims), pd.DataFrame(checks)
+    return {c: (claims_[claims_["campaign"] == c], checks_[checks_["campaign"] == c])
+            for c in claims_["campaign"].unique()}
+
+
+def everything(campaign: str) -> str:
+    return "all"
+
+
+def chosen(tables: dict[str, tuple]) -> tuple[headline.Candidate, list[headline.Candidate]]:
+    claims = pd.concat([t[0] for t in tables.values()])
+    checks = pd.concat([t[1] for t in tables.values()])
+    return headline.closest(claims, checks, everything)["C4"]
+
+
+def test_the_closest_testbed_has_every_part_measured_then_the_fewest_factors() -> None:
+    tables = judged(
+        (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
+        (family("b", "iocost", version="2"), "reproduced", "", [("x", MEASURED, "")]),
+        # like the thesis's too, but its second part has no runs there
+        (family("c", "iocost", version="2"), "partially measured", "",
+         [("x", MEASURED, ""), ("y", MISSING, "")]))
+    best, others = chosen(tables)
+    assert best.family["campaign"] == "b" and best.claim["verdict"] == "reproduced"
+    assert [o.family["campaign"] for o in others] == ["a", "c"]
+    assert "its one part measured; differs in 0 factors" in headline.why_chosen(best, others)
+
+
+def test_ties_go_to_the_testbed_with_more_runs() -> None:
+    tables = judged(
+        (family("a"), "reproduced", "weights", [("x", MEASURED, "weights")]),
+        (family("b"), "inconclusive", "weights",
+         [("x", MEASURED, "weights"), ("y", MEASURED, "weights")]))
+    best, _ = chosen(tables)
+    assert best.family["campaign"] == "b" and best.runs == 4
+
+
+def test_without_a_complete_testbed_the_most_parts_measured_wins() -> None:
+    tables = judged(
+        (family("a"), "partially measured", "weights",
+         [("x", MEASURED, "weights"), ("y", MEASURED, "weights"), ("z", MISSING, "")]),
+        (family("b", "iocost", version="2"), "partially measured", "",
+         [("x", MEASURED, ""), ("y", MISSING, ""), ("z", MISSING, "")]))
+    best, _ = chosen(tables)
+    assert best.family["campaign"] == "a"
+    assert "1 of its 3 parts not measured there: no runs here" == shown.missing_text(best)
+
+
+def test_a_campaign_offers_only_the_claims_its_file_names() -> None:
+    tables = judged((family("a"), "reproduced", "weights", [("x", MEASURED, "weights")]),
+                    (family("b", "iocost", version="2"), "reproduced", "",
+                     [("x", MEASURED, "")]))
+    claims = pd.concat([t[0] for t in tables.values()])
+    checks = pd.concat([t[1] for t in tables.values()])
+    only_a = headline.closest(claims, checks, lambda c: "all" if c == "a" else {"C24"})
+    best, others = only_a["C4"]
+    assert best.family["campaign"] == "a" and others == []
+    assert headline.closest(claims, checks, lambda c: set())["C4"] == (None, [])
+
+
+def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -> None:
+    tables = judged(
+        (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
+        (family("b", "iocost", version="2"), "reproduced", "", [("x", MEASURED, "")]))
+    lines, main = shown.lines(tables, everything)
+    line = next(x for x in lines if x.claim == "C4")
+    assert (line.verdict, line.testbed, line.kind) == ("reproduced", "b v2/iocost", LIKE)
+    assert line.cells == {"a v1/bfq": "contradicted (differs: weights)"}
+    assert main == ["b v2/iocost", "a v1/bfq"]
+    assert shown.cells(line, main) == ["headline", "contradicted (differs: weights)", "—"]
+    table = shown.compact_table(lines, Links(report="r/", root=""))
+    row = next(r for r in table.splitlines() if r.startswith("[C4]"))
+    assert "**reproduced**, b v2/iocost, like the thesis's" in row
+    assert "a v1/bfq: contradicted (differs: weights)" in row
+    # the thesis's 23 claims counted with the testbed each verdict rests on
+    assert "1 reproduced (1 on a testbed like the thesis's)" in shown.tally(lines)

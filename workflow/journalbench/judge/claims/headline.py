@@ -1,0 +1,122 @@
+"""Each claim's headline verdict: the verdict of its testbed closest to the thesis's, over every
+campaign that offers its testbeds for the claim (a campaign file's `headline`: "all", or a list
+of claims), with every other such testbed's verdict beside it.
+
+Closest, in order (fixed 2026-11-27, before the headline was built from it):
+1. all its parts measured (none missing or not testable there), else the most parts measured;
+2. the fewest factors the claim depends on in which the testbed differs from the thesis's
+   (scope.py, after the measured drops of contrasts.py), over its measured parts;
+3. the most runs behind the claim's parts; then the family's name, so the choice is one.
+
+A testbed is a family of the ledger (campaign, host, device profile, BFQ setting, I/O control).
+A family with no run of the claim offers nothing for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from journalbench.judge.claims.catalog import CLAIMS
+from journalbench.judge.claims.verdicts import (
+    ALL_RULES,
+    FAMILY,
+    MEASURED,
+    MISSING,
+    in_force_factors,
+)
+
+Eligible = Callable[[str], "str | set[str]"]  # campaign -> "all" or the claims it offers
+# short names of BFQ's tunables in a testbed's label
+TUNABLE_WORDS = {"strict_guarantees": "sg", "slice_idle_us": "idle", "low_latency": "ll"}
+
+
+@dataclass
+class Candidate:
+    family: dict[str, Any]  # FAMILY's values
+    label: str  # a testbed's name for a reader ("thesis-v2 v2/iocost hdd")
+    claim: dict[str, Any]  # its row of the claims table
+    checks: list[dict[str, Any]] = field(repr=False)
+    parts: int = 0
+    measured: int = 0
+    factors: list[str] = field(default_factory=list)
+    runs: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.parts > 0 and self.measured == self.parts
+
+    def rank(self) -> tuple:
+        """Smaller is closer (module doc)."""
+        return (not self.complete, -self.measured, len(self.factors), -self.runs, self.label)
+
+    def unmeasured(self) -> list[dict[str, Any]]:
+        return [c for c in self.checks if c["status"] != MEASURED]
+
+
+def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
+    """A family's name as a testbed: its campaign, cgroup version and I/O control, and what
+    tells it from the campaign's other families (device profile, BFQ setting, host)."""
+    campaign = claims[claims["campaign"] == family["campaign"]]
+    versions = str(family.get("cgroup_versions") or "?").replace(", ", "+")
+    words = [str(family["campaign"]), f"v{versions}/{family['io_control']}"]
+    if campaign["device_profile"].nunique() > 1:
+        words.append(str(family["device_profile"]))
+    settings = campaign.loc[campaign["io_control"] == "bfq", "bfq"]
+    if settings.nunique() > 1 and family["io_control"] == "bfq":
+        words.append(" ".join(
+            f"{TUNABLE_WORDS.get(k, k)}={v}" for k, v in
+            (part.split("=", 1) for part in str(family["bfq"]).split() if "=" in part)))
+    if campaign["host"].nunique() > 1:
+        words.append(f"@{family['host']}")
+    return " ".join(words)
+
+
+def candidates(claims: pd.DataFrame, checks: pd.DataFrame,
+               eligible: Eligible) -> dict[str, list[Candidate]]:
+    """Per claim, the testbeds (families of offering campaigns) with a run of it."""
+    by_family: dict[tuple, list[dict]] = {}
+    for check in checks.to_dict("records"):
+        by_family.setdefault((*(check[k] for k in FAMILY), check["claim"]), []).append(check)
+    found: dict[str, list[Candidate]] = {claim: [] for claim in CLAIMS}
+    offers = {c: eligible(c) for c in claims["campaign"].unique()}
+    for row in claims.to_dict("records"):
+        offer = offers[row["campaign"]]
+        if offer != "all" and row["claim"] not in offer:
+            continue
+        mine = by_family.get((*(row[k] for k in FAMILY), row["claim"]), [])
+        runs = {r for c in mine for r in str(c.get("runs") or "").split()}
+        if not runs or all(c["status"] == MISSING for c in mine):
+            continue
+        measured = [c for c in mine if c["status"] == MEASURED]
+        factors = list(dict.fromkeys(f for c in (measured or mine)
+                                     for f in in_force_factors(c, ALL_RULES)))
+        found[row["claim"]].append(Candidate(
+            {k: row[k] for k in FAMILY}, label(row, claims), row, mine, len(mine),
+            len(measured), factors, len(runs)))
+    return found
+
+
+def closest(claims: pd.DataFrame, checks: pd.DataFrame,
+            eligible: Eligible) -> dict[str, tuple[Candidate | None, list[Candidate]]]:
+    """Per claim: (its headline testbed, the others in order of closeness); (None, []) where
+    no offering campaign ran it."""
+    out: dict[str, tuple[Candidate | None, list[Candidate]]] = {}
+    for claim, found in candidates(claims, checks, eligible).items():
+        ranked = sorted(found, key=Candidate.rank)
+        out[claim] = (ranked[0], ranked[1:]) if ranked else (None, [])
+    return out
+
+
+def why_chosen(chosen: Candidate, others: list[Candidate]) -> str:
+    """Why this testbed gives the headline, in a line."""
+    parts = ("its one part measured" if chosen.complete and chosen.parts == 1
+             else f"all {chosen.parts} parts measured" if chosen.complete
+             else f"{chosen.measured} of {chosen.parts} parts measured")
+    scope = CLAIMS[chosen.claim["claim"]].scope
+    differs = (f"differs in {len(chosen.factors)} factor{'s' if len(chosen.factors) != 1 else ''}"
+               if scope else "no thesis testbed to differ from")
+    return (f"{parts}; {differs}; {chosen.runs} runs; "
+            f"{len(others)} other testbed{'' if len(others) == 1 else 's'}")

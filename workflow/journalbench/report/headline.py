@@ -1,0 +1,405 @@
+"""The headline: each claim's verdict on its testbed closest to the thesis's (judge/claims/
+headline.py chooses it among the campaigns that offer theirs), ours with its 95% interval
+against the thesis's value, and every other offering testbed's outcome beside it; how many of
+these verdicts the rules dated after the data changed. README, results/summary.md, the
+report's index and each claim's page lead with it. The README's block between its markers is
+this table, rewritten after `make reproduce` by
+
+    python -m journalbench.report.headline --readme README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from journalbench.judge.claims import headline as closest_testbed
+from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, THESIS_CLAIMS
+from journalbench.judge.claims.verdicts import (
+    DIFFERS,
+    FAMILY,
+    LIKE,
+    MISSING,
+    NOT_TESTABLE,
+    OURS,
+    effect_text,
+    factor_names,
+    qualified,
+    tag,
+)
+from journalbench.report.outputs import Output, main_figure
+from journalbench.report.summary import (
+    NOT_RUN,
+    Links,
+    cell,
+    count,
+    deciding,
+    ours_text,
+    short_reason,
+)
+
+START, END = "<!-- summary:start -->", "<!-- summary:end -->"
+CHANGES = "claims.md#changes-to-the-rules"  # the ledger's list, beside results/summary.md
+Eligible = Callable[[str], "str | set[str]"]
+Tables = Mapping[str, tuple[pd.DataFrame, ...]]  # campaign -> its judged tables
+
+
+@dataclass(frozen=True)
+class Line:
+    """A claim's headline: its verdict on its closest testbed and the others beside it."""
+    claim: str
+    where: str
+    headline: str
+    verdict: str  # on the chosen testbed; NOT_RUN where no offering testbed ran it
+    testbed: str = ""  # the chosen testbed's name
+    campaign: str = ""  # its campaign
+    family: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""  # LIKE, DIFFERS, OURS or ""
+    factors: tuple[str, ...] = ()
+    ours: str = ""  # the deciding part's effect, interval and the values it comes from
+    effect: str = ""
+    part: str = ""  # what the deciding part measures
+    thesis: str = ""
+    why: str = ""  # why this testbed
+    missing: str = ""  # its parts not measured there
+    cells: dict[str, str] = field(default_factory=dict)  # other testbed -> its outcome
+    changes: str = ""  # what dated rules changed of this verdict, on this testbed
+    figure: Output | None = None
+
+    @property
+    def qualifier(self) -> str:
+        return qualifier_text(self.kind, self.factors)
+
+
+def thesis_value(text: str) -> str:
+    """The thesis's value without its source and remarks: "x1.14 per step (Table 4.1, ...)"
+    -> "x1.14 per step"."""
+    return str(text).split(" (", 1)[0].split(": ", 1)[0].strip()
+
+
+def qualifier_text(kind: str, factors: Iterable[str], short: bool = False) -> str:
+    """What a verdict's testbed is to the thesis's: like it, or the factors it differs in."""
+    if kind == LIKE:
+        return "like the thesis's" if short else "like the thesis's testbed"
+    if kind == DIFFERS:
+        return f"{'' if short else 'testbed '}differs: {', '.join(tag(f) for f in factors)}"
+    if kind == OURS:
+        return "" if short else "ours: no thesis testbed"
+    return ""
+
+
+def short(candidate: closest_testbed.Candidate) -> str:
+    """A testbed's outcome in a cell: "contradicted (differs: weights)"."""
+    row = candidate.claim
+    kind = row.get("testbed") or ""
+    said = {LIKE: "like the thesis's", OURS: ""}.get(
+        kind, f"differs: {', '.join(tag(f) for f in factor_names(row.get('factors')))}"
+        if kind == DIFFERS else "")
+    return f"{row['verdict']} ({said})" if said else str(row["verdict"])
+
+
+def combined(judged: Tables) -> tuple[pd.DataFrame, pd.DataFrame]:
+    claims = pd.concat([tables[0] for tables in judged.values()], ignore_index=True)
+    checks = pd.concat([tables[1] for tables in judged.values()], ignore_index=True)
+    return claims, checks
+
+
+def missing_text(candidate: closest_testbed.Candidate) -> str:
+    gaps = candidate.unmeasured()
+    if not gaps:
+        return ""
+    reasons = dict.fromkeys("no runs here" if c["status"] == MISSING
+                            else short_reason(c["why_not"]) for c in gaps
+                            if c["status"] in (MISSING, NOT_TESTABLE))
+    return (f"{len(gaps)} of its {candidate.parts} parts not measured there: "
+            + "; ".join(reasons))
+
+
+def lines(judged: Tables, eligible: Eligible,
+          outputs: Iterable[Output] = ()) -> tuple[list[Line], list[str]]:
+    """(a Line per claim, the main testbeds' names: those of the campaigns offering every
+    claim, which get a column each)."""
+    claims, checks = combined(judged)
+    chosen = closest_testbed.closest(claims, checks, eligible)
+    outputs = list(outputs)
+    main = main_testbeds(chosen, eligible)
+    found = []
+    for claim, (best, others) in chosen.items():
+        info = CLAIMS[claim]
+        if best is None:
+            found.append(Line(claim, info.where, HEADLINES[claim], NOT_RUN))
+            continue
+        part = deciding(best.checks)
+        row = best.claim
+        found.append(Line(
+            claim=claim, where=info.where, headline=HEADLINES[claim], verdict=row["verdict"],
+            testbed=best.label, campaign=str(row["campaign"]), family=best.family,
+            kind=str(row.get("testbed") or ""), factors=tuple(factor_names(row.get("factors"))),
+            ours=ours_text(part) if part else "", effect=effect_text(part) if part else "",
+            part=part["test"] if part else "", thesis=part["thesis"] if part else "",
+            why=closest_testbed.why_chosen(best, others), missing=missing_text(best),
+            cells={o.label: short(o) for o in others}, changes=str(row.get("changes") or ""),
+            figure=main_figure(outputs, claim, str(row["campaign"]))))
+    return found, main
+
+
+def main_testbeds(chosen: Mapping[str, tuple[Any, list[Any]]], eligible: Eligible) -> list[str]:
+    """The testbeds of campaigns that offer every claim, in the order they first appear."""
+    names: dict[str, None] = {}
+    for best, others in chosen.values():
+        for candidate in [c for c in (best, *others) if c is not None]:
+            if eligible(str(candidate.family["campaign"])) == "all":
+                names[candidate.label] = None
+    return list(names)
+
+
+def tally(found: Sequence[Line]) -> str:
+    thesis = [line for line in found if line.claim in THESIS_CLAIMS]
+    ours = [line for line in found if line.claim not in THESIS_CLAIMS]
+    text = f"The thesis's {len(thesis)} claims, each on its closest testbed: {count(thesis)}"
+    if ours:
+        text += (f"; ours ({', '.join(line.claim for line in ours)}): "
+                 + ", ".join(f"{line.verdict} on {line.testbed}" for line in ours))
+    return text + "."
+
+
+def net_changes(found: Sequence[Line]) -> tuple[list[str], list[str]]:
+    """(the claims whose verdict a dated rule changed on their headline testbed, those whose
+    testbed qualifier alone it changed), each "C4: before -> now"."""
+    verdicts, testbeds = [], []
+    for line in found:
+        if not line.changes:
+            continue
+        first = line.changes.split("; ")[0].split(": ", 1)[1].split(" -> ")[0]
+        before = first.split(" (")[0]
+        now = qualified(line.verdict, line.kind, line.factors)
+        text = f"{line.claim}: {first} -> {now}"
+        (verdicts if before != line.verdict else testbeds).append(text)
+    return verdicts, testbeds
+
+
+def disclosure(found: Sequence[Line], baseline: str, link: str, compact: bool = False) -> str:
+    """How many headline verdicts rules dated after the data changed, with the list's link, and
+    which come from another campaign than the baseline (where every headline came from before
+    2026-11-27); `compact`: the claims named, not their changes."""
+    verdicts, testbeds = net_changes(found)
+
+    def listed(items: list[str]) -> str:
+        return ", ".join(i.split(":")[0] for i in items) if compact else "; ".join(items)
+    said = (f"Rules dated after the data were seen changed {len(verdicts)} of these "
+            f"{len(found)} verdicts on their testbed"
+            + (f" ({listed(verdicts)})" if verdicts else "")
+            + (f", and only the testbed qualifier of {len(testbeds)} more "
+               f"({listed(testbeds)})" if testbeds else "")
+            + f": every change, rule by rule, old -> new, in [the ledger]({link})"
+            + (" (built)." if compact else "."))
+    moved = []
+    for line in found:
+        if not line.campaign or line.campaign == baseline:
+            continue
+        before = [text for name, text in line.cells.items() if name.split()[0] == baseline]
+        moved.append(f"{line.claim}: {before[0] if len(before) == 1 else 'not run'} on "
+                     f"{baseline} -> {line.verdict} on {line.testbed}")
+    if moved:
+        said += (" Since 2026-11-27 each claim's verdict comes from its closest testbed; "
+                 f"before, every claim's came from {baseline}, and {len(moved)} now come from "
+                 f"another ({'; '.join(moved)}).")
+    return said
+
+
+def cells(line: Line, main: Sequence[str]) -> list[str]:
+    """The line's cell for each main testbed ("headline" where it is the chosen one, "—" where
+    the testbed has no run of the claim) and one for the other testbeds together."""
+    shown = [("headline" if name == line.testbed else line.cells.get(name, "—"))
+             for name in main]
+    rest = {name: text for name, text in line.cells.items() if name not in main}
+    grouped: dict[str, list[str]] = {}
+    for name, text in rest.items():
+        grouped.setdefault(text, []).append(name)
+    shown.append("; ".join(f"{text}: {', '.join(names)}" for text, names in grouped.items())
+                 or "—")
+    return shown
+
+
+def markdown_table(found: Sequence[Line], main: Sequence[str], links: Links) -> str:
+    """The headline table: per claim its verdict, testbed and what it rests on, ours against
+    the thesis's value, a column per main testbed and one for the others."""
+    head = ["Claim", "In one line", "Verdict", "Testbed", "Ours, 95% interval", "Thesis",
+            *main, "Other testbeds"]
+    out = [" | ".join(head), "|".join("---" for _ in head)]
+    for line in found:
+        testbed = "; ".join(t for t in (line.testbed, line.qualifier, line.missing) if t)
+        ours = f"**{line.ours}** ({line.part})" if line.ours else ""
+        row = [f"[{line.claim}]({links.claim(line.claim)}) {line.where}", line.headline,
+               f"**{line.verdict}**", testbed or "—", ours or "—", line.thesis or "—",
+               *cells(line, main)]
+        out.append(" | ".join(cell(c) for c in row))
+    return "\n".join(out)
+
+
+def others_text(line: Line, most: int = 3) -> str:
+    """The other testbeds' outcomes in a short cell: each named, or counted past `most`."""
+    if len(line.cells) <= most:
+        return "; ".join(f"{name}: {text}" for name, text in line.cells.items()) or "—"
+    verdicts: dict[str, int] = {}
+    for text in line.cells.values():
+        verdict = text.split(" (")[0]
+        verdicts[verdict] = verdicts.get(verdict, 0) + 1
+    return (f"{len(line.cells)} testbeds: "
+            + ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items()))
+
+
+def compact_table(found: Sequence[Line], links: Links) -> str:
+    """The README's table: per claim its verdict with its testbed, the deciding part's effect
+    against the thesis's value, and the other testbeds' outcomes in one cell."""
+    head = ["Claim (report page, built)", "Verdict, testbed", "Ours, 95% interval", "Thesis",
+            "Other testbeds"]
+    out = [" | ".join(head), "|".join("---" for _ in head)]
+    for line in found:
+        said = ", ".join(t for t in (f"**{line.verdict}**", line.testbed,
+                                     qualifier_text(line.kind, line.factors, short=True)) if t)
+        row = [f"[{line.claim}]({links.claim(line.claim)})", said, line.effect or "—",
+               thesis_value(line.thesis) or "—", others_text(line)]
+        out.append(" | ".join(cell(c) for c in row))
+    return "\n".join(out)
+
+
+def kernel_versions(kernels: object) -> str:
+    """"6.18.44-fc-v595, 6.18.44-fc-v669" -> "6.18"; "6.1.0-56-amd64" -> "6.1"."""
+    found = dict.fromkeys(".".join(k.strip().split("-")[0].split(".")[:2])
+                          for k in str(kernels or "").split(",") if k.strip())
+    return "/".join(found) or "?"
+
+
+def legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
+    """What each main testbed is (its host, kernel, cgroup version, I/O control and device),
+    and which campaigns the other testbeds are of."""
+    claims, _ = combined(judged)
+    named: dict[str, str] = {}
+    campaigns: dict[str, set[str]] = {}
+    for row in claims.drop_duplicates(FAMILY).to_dict("records"):
+        name = closest_testbed.label(row, claims)
+        control = "BFQ" if row["io_control"] == "bfq" else row["io_control"]
+        named[name] = (f"{name}: host `{row['host']}`, Linux "
+                       f"{kernel_versions(row.get('kernels'))}, cgroup "
+                       f"v{row.get('cgroup_versions') or '?'}, {control}, device "
+                       f"{row['device_profile']}")
+        campaigns.setdefault(str(row["campaign"]), set()).add(name)
+    others = {n for line in found for n in line.cells if n not in main}
+    text = "Testbeds: " + "; ".join(named[name] for name in main if name in named) + "."
+    if others:
+        of = {c: sorted(names & others) for c, names in campaigns.items() if names & others}
+        text += (" Other testbeds: " + ", ".join(f"{len(n)} of campaign {c}"
+                                                 for c, n in of.items())
+                 + " (their pages in the report).")
+    return text
+
+
+HOW_TO_READ = (
+    "Each claim's verdict comes from its testbed closest to the thesis's: of the campaigns "
+    "that test it, the testbed with all its parts measured that differs from the thesis's in "
+    "the fewest factors the claim depends on (then the most runs); the other testbeds' "
+    "outcomes stand beside it. A verdict says what the runs show on that testbed, whichever "
+    "way it goes, with the factors in which the testbed differs from the thesis's (weights: "
+    "the I/O controller and what its weights divide; VM: the VM's acceleration; Ploop: the "
+    "per-container volume; device; write-back) or *like the thesis's testbed*. *Ours* is the "
+    "part the verdict turns on, with its 95% interval and the values it is computed from.")
+
+
+def document_section(judged: Tables, found: Sequence[Line], main: Sequence[str],
+                     baseline: str, links: Links, changes_link: str) -> list[str]:
+    """The headline as Markdown lines (results/summary.md's first section)."""
+    return [HOW_TO_READ, "", tally(found), "", disclosure(found, baseline, changes_link), "",
+            markdown_table(found, main, links), "", legend(judged, found, main), ""]
+
+
+def readme_block(judged: Tables, found: Sequence[Line], main: Sequence[str],
+                 baseline: str) -> str:
+    links = Links(report="results/report/", root="")
+    return "\n".join([tally(found), "",
+                      disclosure(found, baseline, f"results/{CHANGES}", compact=True), "",
+                      compact_table(found, links), "", legend(judged, found, main)])
+
+
+def replace_block(text: str, block: str, where: str = "README.md") -> str:
+    """`text` with what lies between START and END replaced by `block`."""
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"{where}: no '{START}' ... '{END}' markers around the summary")
+    return f"{text[:start + len(START)]}\n{block}\n{text[end:]}"
+
+
+def between_markers(text: str) -> str | None:
+    """What lies between START and END (without the newlines next to them); None without
+    both markers."""
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        return None
+    return text[start + len(START):end].strip("\n")
+
+
+def judged_under(root: Path) -> dict[str, tuple[pd.DataFrame, ...]]:
+    """Every campaign's judged tables under a pipeline's working directory."""
+    from journalbench.judge.claims import judged
+
+    found = {}
+    processed = root / "data" / "processed"
+    folders = sorted(p for p in processed.iterdir() if p.is_dir()) if processed.is_dir() else []
+    for folder in folders:
+        tables = judged.read(folder)
+        if tables is not None and not tables[0].empty:
+            found[str(tables[0]["campaign"].iloc[0])] = tables
+    if not found:
+        raise ValueError(f"{processed}: no judged tables (claims.parquet, checks.parquet): "
+                         "run `make reproduce` first")
+    return found
+
+
+def readme_from(root: Path, baseline: str) -> str:
+    """The README's block from every judged campaign under `root`."""
+    from journalbench.plan.plan import headline_claims
+    from journalbench.report import outputs as written
+
+    judged = judged_under(root)
+    found, main = lines(judged, headline_claims, written.find(root, baseline))
+    return readme_block(judged, found, main, baseline)
+
+
+def configured_campaign(root: Path) -> str:
+    import yaml
+
+    path = root / "workflow" / "config.yaml"
+    campaign = (yaml.safe_load(path.read_text()) or {}).get("campaign")
+    if not campaign:
+        raise ValueError(f"{path}: field campaign: missing")
+    return str(campaign)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m journalbench.report.headline",
+        description="Rewrite the headline table between the README's "
+                    f"'{START}' and '{END}' markers from the pipeline's judged tables.")
+    parser.add_argument("--readme", type=Path, required=True, help="the README to rewrite")
+    parser.add_argument("--root", type=Path, default=Path("."),
+                        help="the pipeline's working directory (data/processed, figures)")
+    args = parser.parse_args(argv)
+    try:
+        block = readme_from(args.root, configured_campaign(args.root))
+        text = replace_block(args.readme.read_text(), block, str(args.readme))
+    except (OSError, ValueError) as error:
+        print(f"headline: {error}", file=sys.stderr)
+        return 1
+    args.readme.write_text(text)
+    print(f"headline: {args.readme} rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
