@@ -5,9 +5,10 @@
 # configured one): results/<campaign>/claims.{md,html,csv} and the combined
 # results/claims.{md,html,csv}.
 # The reader's front door, written by the same process as the ledgers (`--report`: the judged
-# tables are in memory and Python starts once; it adds ~0.2 s): results/summary.md, the
-# configured campaign's results at a glance (python -m journalbench.report.summary --readme
-# README.md copies its table into the README), and the claim-centric HTML report
+# tables are in memory and Python starts once; it adds ~0.2 s): results/summary.md, each
+# claim on its closest testbed then the configured campaign's results at a glance (python -m
+# journalbench.report.headline --readme README.md copies the headline into the README), and
+# the claim-centric HTML report
 # results/report/index.html: a page per claim (verdict, parts, figures with their captions,
 # tables, its runs as CSV), per other campaign and per study (journalbench/report/site.py).
 # `snakemake --report results/report.html` stays the provenance view (rules, code, software,

@@ -196,7 +196,7 @@ def decision() -> plt.Figure:
     ax.minorticks_off()
     ax.axvline(1, color="black", linewidth=1)
     ax.axvspan(1 / 1.2, 1.2, color="0.9")
-    ax.set_xlabel("effect: a ratio of our medians (log scale; 1 = no difference)")
+    ax.set_xlabel("effect: a ratio of our geometric means (log scale; 1 = no difference)")
     green, red, grey = "#2a9d4b", "#c03a2b", "0.45"
     interval(ax, 6, 1.15, 1.45, 1.3, "ratio, claim says > 1: above 1 -> for", green)
     interval(ax, 5, 0.7, 0.9, 0.8, "ratio: entirely below 1 -> against", red)
@@ -208,9 +208,9 @@ def decision() -> plt.Figure:
                  "(grey)", fontsize=10, loc="left")
     fig.text(0.5, 0.0, "A check's p for and p against come from one t statistic; a claim is "
              "for when all its checks are (its p the largest), Holm's correction over the "
-             "family's claims at 0.05.\nreproduced: for; mixed: its parts split; contradicted "
-             "/ not reproduced here: against (testbed alike / different); inconclusive: "
-             "neither.", ha="center", fontsize=7.5)
+             "family's claims at 0.05.\nreproduced: for; mixed: its parts split; "
+             "contradicted: against; inconclusive: neither; each naming where its testbed "
+             "differs from the thesis's.", ha="center", fontsize=7.5)
     fig.subplots_adjust(bottom=0.3, right=0.55)
     return fig
 
