@@ -176,10 +176,9 @@ def net_changes(found: Sequence[Line]) -> tuple[list[str], list[str]]:
     for line in found:
         if not line.changes:
             continue
-        first = line.changes.split("; ")[0].split(": ", 1)[1].split(" -> ")[0]
-        before = first.split(" (")[0]
+        before = line.changes.split("; ")[0].split(": ", 1)[1].split(" -> ")[0].split(" (")[0]
         now = qualified(line.verdict, line.kind, line.factors)
-        text = f"{line.claim}: {first} -> {now}"
+        text = f"{line.claim}: {before} -> {now}"
         (verdicts if before != line.verdict else testbeds).append(text)
     return verdicts, testbeds
 

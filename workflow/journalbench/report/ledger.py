@@ -142,7 +142,7 @@ def changes_blocks(claims: pd.DataFrame) -> list[Block]:
     if not changed.empty:
         net = pd.DataFrame({
             "claim": changed["claim"],
-            "before the changes": [c.split(": ", 1)[1].split(" -> ")[0]
+            "before the changes": [c.split(": ", 1)[1].split(" -> ")[0].split(" (")[0]
                                    for c in changed["changes"]],
             "now": [qualified(r["verdict"], r.get("testbed") or "",
                               factor_names(r.get("factors")))

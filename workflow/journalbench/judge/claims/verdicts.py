@@ -279,18 +279,22 @@ def qualifier(claim: str, verdict: str, checks: list[dict],
     return (DIFFERS if names else LIKE), names
 
 
-def qualified(verdict: str, testbed: str, factors: Iterable[str]) -> str:
+def qualified(verdict: str, testbed: str, factors: Iterable[str], legacy: bool = False) -> str:
     """A verdict with its testbed, as the rule changes list it: "contradicted (testbed differs
-    in weights, Ploop)", "reproduced (like the thesis's testbed)"."""
+    in weights, Ploop)", "reproduced (like the thesis's testbed)"; `legacy`: the factors as the
+    scope rule of 2026-11-25 had them."""
     if testbed == LIKE:
         return f"{verdict} (like the thesis's testbed)"
     if testbed == DIFFERS:
-        return f"{verdict} (testbed differs in {', '.join(tag(f) for f in factors)})"
+        return f"{verdict} (testbed differs in {', '.join(tag(f, legacy) for f in factors)})"
     return verdict
 
 
-def tag(factor: str) -> str:
-    """A factor's word: the README's tag; the legacy platform factor's is "platform"."""
+def tag(factor: str, legacy: bool = False) -> str:
+    """A factor's word (the README's); the legacy platform factor's is "platform" (the
+    container platform then, the per-container volume since the rule reasons)."""
+    if legacy and factor == scope.PLATFORM:
+        return "platform"
     return scope.FACTORS[factor].tag if factor in scope.FACTORS else factor
 
 
@@ -399,7 +403,8 @@ def shown(row: Any, active: frozenset[str]) -> str:
     rule on, alone before."""
     if rules.SYMMETRIC not in active:
         return str(row.verdict)
-    return qualified(row.verdict, row.testbed, factor_names(row.factors))
+    return qualified(row.verdict, row.testbed, factor_names(row.factors),
+                     legacy=rules.REASONS not in active)
 
 
 def parts_text(checks: list[dict]) -> str:
