@@ -105,9 +105,20 @@ def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -
     assert line.cells == {"a v1/bfq": "contradicted (differs: weights)"}
     assert main == ["b v2/iocost", "a v1/bfq"]
     assert shown.cells(line, main) == ["headline", "contradicted (differs: weights)", "—"]
-    table = shown.compact_table(lines, Links(report="r/", root=""))
-    row = next(r for r in table.splitlines() if r.startswith("[C4]"))
-    assert "**reproduced**, b v2/iocost, like the thesis's" in row
-    assert "a v1/bfq: contradicted (differs: weights)" in row
+    table = shown.compact_table(lines, main, Links(report="r/", root=""))
+    head, _, *rows = table.splitlines()
+    assert head.split(" | ")[4:] == ["b v2/iocost", "a v1/bfq", "Other testbeds"]
+    row = next(r for r in rows if r.startswith("[C4]")).split(" | ")
+    assert row[1] == "**reproduced**, like the thesis's"
+    assert row[4:] == [shown.CHOSEN, "contradicted (weights)", "—"]
+    # a verdict from a testbed offered for it alone is marked in the others' cell
+    only_c4 = judged(
+        (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
+        (family("b", "iocost", version="2"), "reproduced", "", [("x", MEASURED, "")]))
+    picked, beds = shown.lines(only_c4, lambda c: "all" if c == "a" else {"C4"})
+    assert beds == ["a v1/bfq"]
+    table = shown.compact_table(picked, beds, Links(report="r/", root=""))
+    row = next(r for r in table.splitlines() if r.startswith("[C4]")).split(" | ")
+    assert row[4:] == ["contradicted (weights)", f"{shown.CHOSEN} b v2/iocost"]
     # the thesis's 23 claims counted with the testbed each verdict rests on
     assert "1 reproduced (1 on a testbed like the thesis's)" in shown.tally(lines)

@@ -235,10 +235,14 @@ def test_the_readme_shows_the_generated_headline(report: Path, repo: Path) -> No
     assert shown == wanted, ("README.md's headline is stale: run `python -m "
                              "journalbench.report.headline --readme README.md` after `make "
                              "reproduce`")
-    # a verdict per claim, each with its testbed
-    rows = [line for line in shown.splitlines() if line.startswith("[C")]
+    # a verdict per claim, each marked on the one testbed it comes from, the others beside it
+    lines = shown.splitlines()
+    head = next(line for line in lines if line.startswith("Claim"))
+    assert re.findall(r"\S+ v\d/\w+", head), head  # a column per main testbed
+    rows = [line for line in lines if line.startswith("[C")]
     assert [re.match(r"\[(C\d+)\]", row).group(1) for row in rows] == list(CLAIMS)
-    assert all(re.search(r"\*\*[a-z ]+\*\*, \S+ v\d/", row) for row in rows), rows
+    assert all(re.search(r"\| \*\*[a-z ]+\*\*", row) for row in rows), rows
+    assert all(row.count(headline.CHOSEN) == 1 for row in rows), rows
 
 
 def test_summary_md_leads_with_the_headline_then_the_configured_campaigns_table(

@@ -183,21 +183,32 @@ def net_changes(found: Sequence[Line]) -> tuple[list[str], list[str]]:
     return verdicts, testbeds
 
 
-def disclosure(found: Sequence[Line], baseline: str, link: str, compact: bool = False) -> str:
-    """How many headline verdicts rules dated after the data changed, with the list's link, and
-    which come from another campaign than the baseline (where every headline came from before
-    2026-11-27); `compact`: the claims named, not their changes."""
+def short_disclosure(found: Sequence[Line], baseline: str, link: str) -> str:
+    """disclosure() in fewer words: the claims named, not their changes (the README's)."""
     verdicts, testbeds = net_changes(found)
+    moved = [line.claim for line in found if line.campaign and line.campaign != baseline]
+    said = (f"Rules dated after the data were seen changed {len(verdicts)} of these verdicts"
+            + (f" ({', '.join(i.split(':')[0] for i in verdicts)})" if verdicts else "")
+            + (f" and only the testbed of {len(testbeds)} more "
+               f"({', '.join(i.split(':')[0] for i in testbeds)})" if testbeds else "")
+            + f": [the list, old -> new]({link}) (built).")
+    if moved:
+        said += (f" Since 2026-11-27 each verdict comes from its closest testbed, not all from "
+                 f"{baseline}: {len(moved)} moved ({', '.join(moved)}).")
+    return said
 
-    def listed(items: list[str]) -> str:
-        return ", ".join(i.split(":")[0] for i in items) if compact else "; ".join(items)
+
+def disclosure(found: Sequence[Line], baseline: str, link: str) -> str:
+    """How many headline verdicts rules dated after the data changed, each old -> new, with the
+    list's link, and which come from another campaign than the baseline (where every headline
+    came from before 2026-11-27)."""
+    verdicts, testbeds = net_changes(found)
     said = (f"Rules dated after the data were seen changed {len(verdicts)} of these "
             f"{len(found)} verdicts on their testbed"
-            + (f" ({listed(verdicts)})" if verdicts else "")
+            + (f" ({'; '.join(verdicts)})" if verdicts else "")
             + (f", and only the testbed qualifier of {len(testbeds)} more "
-               f"({listed(testbeds)})" if testbeds else "")
-            + f": every change, rule by rule, old -> new, in [the ledger]({link})"
-            + (" (built)." if compact else "."))
+               f"({'; '.join(testbeds)})" if testbeds else "")
+            + f": every change, rule by rule, old -> new, in [the ledger]({link}).")
     moved = []
     for line in found:
         if not line.campaign or line.campaign == baseline:
@@ -242,29 +253,48 @@ def markdown_table(found: Sequence[Line], main: Sequence[str], links: Links) -> 
     return "\n".join(out)
 
 
-def others_text(line: Line, most: int = 3) -> str:
-    """The other testbeds' outcomes in a short cell: each named, or counted past `most`."""
-    if len(line.cells) <= most:
-        return "; ".join(f"{name}: {text}" for name, text in line.cells.items()) or "—"
+def others_text(line: Line, names: Iterable[str] | None = None, most: int = 3) -> str:
+    """The outcomes of the other testbeds (`names`, else all) in a short cell: each named, or
+    counted past `most`."""
+    shown = {n: t for n, t in line.cells.items() if names is None or n in set(names)}
+    if not shown:
+        return "—"
+    if len(shown) <= most:
+        return "; ".join(f"{name}: {text}" for name, text in shown.items())
     verdicts: dict[str, int] = {}
-    for text in line.cells.values():
+    for text in shown.values():
         verdict = text.split(" (")[0]
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
-    return (f"{len(line.cells)} testbeds: "
+    return (f"{len(shown)} testbeds: "
             + ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items()))
 
 
-def compact_table(found: Sequence[Line], links: Links) -> str:
-    """The README's table: per claim its verdict with its testbed, the deciding part's effect
-    against the thesis's value, and the other testbeds' outcomes in one cell."""
-    head = ["Claim (report page, built)", "Verdict, testbed", "Ours, 95% interval", "Thesis",
+CHOSEN = "◆"  # the compact table's mark of the testbed a verdict comes from
+
+
+def compact_cell(text: str) -> str:
+    """A testbed's outcome in fewer words: "contradicted (weights)", "mixed (alike)"."""
+    return text.replace(" (like the thesis's)", " (alike)").replace("(differs: ", "(")
+
+
+def compact_table(found: Sequence[Line], main: Sequence[str], links: Links) -> str:
+    """The README's table: per claim its verdict and what its testbed is to the thesis's, the
+    deciding part's effect against the thesis's value, a column per main testbed (CHOSEN on
+    the one the verdict comes from) and one for the others."""
+    head = ["Claim (report page, built)", "Verdict", "Ours, 95% interval", "Thesis", *main,
             "Other testbeds"]
     out = [" | ".join(head), "|".join("---" for _ in head)]
     for line in found:
-        said = ", ".join(t for t in (f"**{line.verdict}**", line.testbed,
+        said = ", ".join(t for t in (f"**{line.verdict}**",
                                      qualifier_text(line.kind, line.factors, short=True)) if t)
+        beds = [CHOSEN if name == line.testbed else compact_cell(line.cells.get(name, "—"))
+                for name in main]
+        rest = [n for n in line.cells if n not in main]
+        other = compact_cell(others_text(line, rest)) if rest else ""
+        if line.testbed and line.testbed not in main:  # it comes from another testbed
+            other = "; ".join(t for t in (f"{CHOSEN} {line.testbed}", other) if t)
         row = [f"[{line.claim}]({links.claim(line.claim)})", said, line.effect or "—",
-               thesis_value(line.thesis) or "—", others_text(line)]
+               thesis_value(line.thesis) or "—", *beds, other or "—"]
         out.append(" | ".join(cell(c) for c in row))
     return "\n".join(out)
 
@@ -321,9 +351,10 @@ def document_section(judged: Tables, found: Sequence[Line], main: Sequence[str],
 def readme_block(judged: Tables, found: Sequence[Line], main: Sequence[str],
                  baseline: str) -> str:
     links = Links(report="results/report/", root="")
-    return "\n".join([tally(found), "",
-                      disclosure(found, baseline, f"results/{CHANGES}", compact=True), "",
-                      compact_table(found, links), "", legend(judged, found, main)])
+    return "\n".join([tally(found), "", short_disclosure(found, baseline, f"results/{CHANGES}"),
+                      "", compact_table(found, main, links), "",
+                      f"{CHOSEN}: the testbed the verdict comes from. "
+                      + legend(judged, found, main)])
 
 
 def replace_block(text: str, block: str, where: str = "README.md") -> str:
