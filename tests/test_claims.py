@@ -632,3 +632,40 @@ def test_every_claims_factor_has_a_stated_mechanism_and_the_docs_list_each() -> 
     assert all(f.matches(bed) or not f.applies(bed) or f.name != scope.PLATFORM
                for f in scope.FACTORS.values())
     assert scope.FACTORS[scope.PLATFORM].matches(bed)
+
+
+def test_rule_changes_shortcuts_give_what_judging_under_each_rule_gives() -> None:
+    """rule_changes judges again only under rules that change a statistic or a status: the
+    symmetric rule renames, the qualifying rules re-qualify. Judging every rule's state in full
+    lists the same changes."""
+    from journalbench.judge.claims import rules
+    from journalbench.judge.claims import verdicts as judging
+
+    plan = Plan()
+    plan.regime(*JOURNAL_BOUND)
+    c10(plan, *OPPOSITE, jbd2_no=0.03, jbd2_high=0.01)
+    equivalence_runs(plan, [30, 35, 28, 33, 31], [220, 230, 215, 228, 240])
+    runs, samples, experiments = plan.tables()
+    from journalbench.judge.claims import dbruns
+
+    runs = dbruns.with_swing(runs.assign(io_control="bfq", bfq="unrecorded"), samples)
+    regime = preconditions.journal_regime(runs)
+    rows = judging.check_rows(runs, experiments, {}, regime)
+    final, _ = judging.judge(rows, {}, regime, judging.ALL_RULES)
+    listed = judging.rule_changes(rows, {}, regime, final)
+    full: dict[str, list[str]] = {claim: [] for claim in final["claim"]}
+    before, _ = judging.judge(rows, {}, regime, frozenset())
+    active: frozenset[str] = frozenset()
+    for rule in rules.NAMES:
+        previous, active = active, active | {rule}
+        after, _ = judging.judge(rows, {}, regime, active)
+        for old, new in zip(before.itertuples(), after.itertuples(), strict=True):
+            moved = ((old.verdict, old.testbed, old.factors)
+                     != (new.verdict, new.testbed, new.factors)
+                     if rule in rules.QUALIFYING else old.verdict != new.verdict)
+            if moved:
+                full[old.claim].append(f"{rule}: {judging.shown(old, previous)} -> "
+                                       f"{judging.shown(new, active)}")
+        before = after
+    assert listed == ["; ".join(full[claim]) for claim in final["claim"]]
+    assert any("symmetric:" in text for text in listed)

@@ -122,10 +122,12 @@ def summary(claims: pd.DataFrame) -> list[Block]:
     blocks: list[Block] = [("h2", "Summary"), (
         "p", f"The thesis's {len(THESIS_CLAIMS)} claims, over all families: {tally(thesis)}. "
              f"Ours ({', '.join(sorted(set(ours['claim'])))}): {tally(ours)}.")]
+    shown = claims[["claim", "verdict", "parts"]].rename(columns={"parts": "its parts"})
+    shown.insert(1, "thesis", [CLAIMS[c].where for c in claims["claim"]])
+    shown["testbed"] = [testbed_text({"testbed": t, "factors": f}) for t, f in zip(
+        claims["testbed"], claims["factors"], strict=True)]
     for _, family in claims.groupby(FAMILY, sort=False):
-        table = family[["claim", "verdict", "parts"]].rename(columns={"parts": "its parts"})
-        table["testbed"] = [testbed_text(r) for r in family.to_dict("records")]
-        table.insert(1, "thesis", [CLAIMS[c].where for c in table["claim"]])
+        table = shown.loc[family.index]
         blocks += [("h3", family_name(family.iloc[0])), ("table", table)]
     return blocks
 

@@ -259,34 +259,44 @@ def apply(claims: pd.DataFrame, checks: pd.DataFrame,
           drops: Mapping[tuple[str, str], list[str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A campaign's claims and checks with the measured drops applied: each check's `dropped`,
     `differs` and `differs_short`; each claim's testbed, and in its `changes` what the
-    measured rule changed (made anew each time: the tables may have been applied before)."""
+    measured rule changed (made anew each time: the tables may have been applied before, so
+    every claim with a check dropped now or before is qualified again)."""
     checks = checks.copy()
     names = [factor_names(f) for f in checks["factors"]]
     gone = [[f for f in drops.get((c, t), []) if f in n]
             for c, t, n in zip(checks["claim"], checks["test"], names, strict=True)]
+    had = checks["dropped"].fillna("").astype(str) != ""
     checks["dropped"] = [", ".join(g) for g in gone]
     checks["differs"] = [without(d, n, g) for d, n, g in
                          zip(checks["factor_text"], names, gone, strict=True)]
     checks["differs_short"] = [", ".join(scope.FACTORS[f].short for f in n if f not in g)
                                for n, g in zip(names, gone, strict=True)]
+    keys = [*FAMILY, "claim"]
+    touched = checks[had | (checks["dropped"] != "")]
+    redo = set(touched[keys].itertuples(index=False, name=None))
     claims = claims.copy()
-    before = claims.copy()
+    mine = [i for i, key in zip(claims.index, claims[keys].itertuples(index=False, name=None),
+                                strict=True) if key in redo]
+    if not mine:
+        return claims, checks
     grouped: dict[tuple, list[dict]] = {}
-    for row in checks.to_dict("records"):
-        grouped.setdefault((*(row[k] for k in FAMILY), row["claim"]), []).append(row)
-    for key, family in claims.groupby(FAMILY, sort=False):
-        mine = {claim: grouped.get((*key, claim), []) for claim in family["claim"]}
-        part = family.copy()
-        set_testbeds(part, mine, ALL_RULES)
-        claims.loc[part.index, ["testbed", "factors", "differs"]] = part[
-            ["testbed", "factors", "differs"]]
-        old = family.copy()
-        set_testbeds(old, mine, ALL_RULES - {rules.MEASURED})
-        before.loc[old.index, ["testbed", "factors"]] = old[["testbed", "factors"]]
-    claims["changes"] = [
-        with_measured(text, old, new) for text, old, new in zip(
-            claims["changes"].fillna(""), before.itertuples(), claims.itertuples(),
-            strict=True)]
+    inside = [key in redo for key in checks[keys].itertuples(index=False, name=None)]
+    for row in checks[inside].to_dict("records"):
+        grouped.setdefault(tuple(row[k] for k in keys), []).append(row)
+    part = claims.loc[mine]
+    new, old = part.copy(), part.copy()
+    columns = ["testbed", "factors", "differs"]
+    for _, family in part.groupby(FAMILY, sort=False):
+        of_claim = {claim: grouped.get(key, []) for claim, key in zip(
+            family["claim"], family[keys].itertuples(index=False, name=None), strict=True)}
+        for frame, active in ((new, ALL_RULES), (old, ALL_RULES - {rules.MEASURED})):
+            here = family.copy()
+            set_testbeds(here, of_claim, active)
+            frame.loc[family.index, columns] = here[columns]
+    claims.loc[mine, columns] = new[columns]
+    claims.loc[mine, "changes"] = [
+        with_measured(text, before, after) for text, before, after in zip(
+            new["changes"].fillna(""), old.itertuples(), new.itertuples(), strict=True)]
     return claims, checks
 
 

@@ -299,8 +299,9 @@ def tag(factor: str, legacy: bool = False) -> str:
 
 
 def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
-          active: frozenset[str]) -> tuple[pd.DataFrame, list[dict]]:
-    """(claims, their checks' rows) of one family under the rules `active`."""
+          active: frozenset[str], qualify: bool = True) -> tuple[pd.DataFrame, list[dict]]:
+    """(claims, their checks' rows) of one family under the rules `active`; `qualify`: with
+    each verdict's testbed (rule_changes needs it only from the symmetric rule on)."""
     checks = []
     for row in rows:
         if in_force(row, active):
@@ -325,7 +326,8 @@ def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
     out["verdict"] = [v for v, _ in verdicts]
     out["why"] = [w for _, w in verdicts]
     out["parts"] = [parts_text(mine[claim]) for claim in out["claim"]]
-    set_testbeds(out, mine, active)
+    if qualify:
+        set_testbeds(out, mine, active)
     return out, checks
 
 
@@ -374,7 +376,7 @@ def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.
     from the symmetric rule on, verdicts are shown with their testbed. The measured rule's
     drops come from every campaign's studies, so contrasts.py adds what it changed."""
     changes: dict[str, list[str]] = {claim: [] for claim in final["claim"]}
-    before, checks = judge(rows, flags, regime, frozenset())
+    before, checks = judge(rows, flags, regime, frozenset(), qualify=False)
     active: frozenset[str] = frozenset()
     for rule in rules.NAMES:
         previous, active = active, active | {rule}
@@ -383,8 +385,13 @@ def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.
         elif rule in rules.QUALIFYING:  # the same outcomes, only their testbed anew
             after = before.copy()
             set_testbeds(after, by_claim(checks), active)
+        elif rule == rules.SYMMETRIC:  # no statistic changes: the softened name goes
+            after = before.copy()
+            after["verdict"] = after["verdict"].replace(NOT_REPRODUCED, CONTRADICTED)
+            set_testbeds(after, by_claim(checks), active)
         else:
-            after, checks = judge(rows, flags, regime, active)
+            after, checks = judge(rows, flags, regime, active,
+                                  qualify=rules.SYMMETRIC in active)
         for old, new in zip(before.itertuples(), after.itertuples(), strict=True):
             if rule in rules.QUALIFYING:
                 moved = (old.verdict, old.testbed, old.factors) != (
