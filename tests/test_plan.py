@@ -49,7 +49,8 @@ def test_a_plan_is_made_once_and_read_after(campaign_file: Path, tmp_path: Path)
     assert kept.stat().st_mtime_ns == stamp  # read, not made again
     assert again.runs == made.runs and again.experiments == made.experiments
     assert again.facts == {"tests_claims": True, "tools": ["fio", "redis"], "devices": [None],
-                           "bfq_settings": [""], "io_controls": [""], "headline": []}
+                           "bfq_settings": [""], "io_controls": [""], "cgroup_versions": [0],
+                           "headline": []}
 
 
 def test_a_changed_campaign_file_is_planned_again(campaign_file: Path, tmp_path: Path) -> None:

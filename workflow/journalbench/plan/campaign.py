@@ -46,8 +46,9 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
     """What a loaded campaign asks of a host and of the analysis: whether some experiment names
     a claim (fileprep names none: it is tidied and shown, but has no ledger), the workload
     tools its tenants run, the device profiles its experiments name (null: the host's own),
-    its distinct BFQ settings, the I/O controls its experiments name ("" for the host's
-    own, both) and the claims whose headline verdict it may give ("all" or a list)."""
+    its distinct BFQ settings, the I/O controls and cgroup versions its experiments name (""
+    and 0 for the host's own) and the claims whose headline verdict it may give ("all" or a
+    list)."""
     experiments = campaign["experiments"]
     devices = {d for e in experiments for d in e.get("devices", campaign.get("devices", [None]))}
     settings = {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, e, values).items()))
@@ -58,6 +59,9 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
             "devices": sorted(devices, key=str), "bfq_settings": sorted(settings),
             "io_controls": sorted({str(e.get("io_control", campaign.get("io_control", "")))
                                    for e in experiments}),
+            "cgroup_versions": sorted({int(e.get("cgroup_version",
+                                                 campaign.get("cgroup_version", 0)))
+                                       for e in experiments}),
             "headline": campaign.get("headline", [])}
 
 
@@ -143,6 +147,9 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                 io_control = run_io_control(campaign, experiment)
                 if io_control is not None:  # without it, the host's or the default
                     spec["io_control"] = io_control
+                version = experiment.get("cgroup_version", campaign.get("cgroup_version"))
+                if version is not None:  # without it, the host's own (and old run ids)
+                    spec["cgroup_version"] = int(version)
                 if repetition == 1:  # later repetitions differ in `repetition` alone
                     where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
                     validate(spec, "run-spec", where)

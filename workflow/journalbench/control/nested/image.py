@@ -10,8 +10,9 @@ Its init (`INIT`, busybox) loads the modules, mounts the overlay root, the writa
 device calibrations, kept on this machine across boots, and the emulators' set-up flags),
 configures QEMU's user network and names the disks by their serial
 (/dev/disk/by-id/virtio-<serial>, as udev would); then `STAGE2` runs as PID 1 from the host's
-own python: cgroup v2 with every controller enabled in the root, a host key made at boot and
-printed on the console (the controller pins it), sshd, and reaping orphans.
+own python: the boot's cgroup version (v2 with every controller enabled in the root; or v1, a
+hybrid layout as a systemd host's), a host key made at boot and printed on the console (the
+controller pins it), sshd, and reaping orphans.
 
 `python3 -m journalbench.control.nested.image` builds it into NESTED_DIR (`make guest` does);
 stdlib only, so the system python runs it before any venv exists.
@@ -95,6 +96,29 @@ def mount(kind, target, options=None):
     sh("mount", "-t", kind, *(["-o", options] if options else []), kind, target)
 
 
+# a cgroup-v1 boot's hierarchies, as a systemd host with the hybrid layout mounts them
+V1_HIERARCHIES = ("cpuset", "cpu,cpuacct", "blkio", "memory", "devices", "freezer", "pids")
+
+
+def cgroups():
+    """The boot's cgroup version (jb_cgroup on the kernel's command line)."""
+    if os.environ.get("jb_cgroup", "2") == "1":
+        cgroup1()
+    else:
+        cgroup2()
+
+
+def cgroup1():
+    """cgroup v1: blkio and the other controllers each on a v1 hierarchy under a tmpfs at
+    /sys/fs/cgroup, and cgroup v2 (with no controller) at /sys/fs/cgroup/unified: a systemd
+    host's hybrid layout, as this package's own cgroup-v1 host has it."""
+    mount("tmpfs", "/sys/fs/cgroup", "mode=755")
+    for names in V1_HIERARCHIES:
+        os.makedirs("/sys/fs/cgroup/" + names, exist_ok=True)
+        sh("mount", "-t", "cgroup", "-o", names, "cgroup", "/sys/fs/cgroup/" + names)
+    mount("cgroup2", "/sys/fs/cgroup/unified", "nsdelegate")
+
+
 def cgroup2():
     """cgroup v2 alone (the kernel boots with cgroup_no_v1=all), every controller enabled
     for the groups below the root, as a systemd host delegates them."""
@@ -128,7 +152,7 @@ def sshd():
 
 def main():
     socket.sethostname("jb-" + os.environ.get("jb_name", "nested"))
-    cgroup2()
+    cgroups()
     mount("tracefs", "/sys/kernel/tracing")
     mount("debugfs", "/sys/kernel/debug")
     mount("devpts", "/dev/pts", "newinstance,ptmxmode=0666")

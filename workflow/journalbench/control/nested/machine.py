@@ -157,9 +157,11 @@ class Machine:
         return (fields[0] != "Z" and int(fields[19]) == record.get("start_ticks")
                 and any(str(self.folder).encode() in arg for arg in argv))
 
-    def ensure(self) -> dict[str, Any]:
+    def ensure(self, cgroup_version: int | None = None) -> dict[str, Any]:
         """The running machine's record; booted first if it does not run (once, whoever asks
-        at the same time)."""
+        at the same time), as `cgroup_version` (else the host file's first) when it boots.
+        A running machine is returned whatever its version: the caller switches it
+        (NestedTransport.connect)."""
         found = self.state()
         if found is not None:
             return found
@@ -168,12 +170,23 @@ class Machine:
             if found is not None:
                 return found  # another controller booted it while we waited
             self.clean()  # whatever a machine that died left
-            return self.boot()
+            return self.boot(cgroup_version)
+
+    def cgroup_version(self, wanted: int | None) -> int:
+        """The version a boot asked for `wanted` gets: it, if the host file allows it."""
+        allowed = [int(v) for v in self.settings["cgroup_versions"]]
+        if wanted is None:
+            return allowed[0]
+        if int(wanted) not in allowed:
+            raise ConfigError(f"host {self.name}: a run needs cgroup v{wanted}; its host file's "
+                              f"nested.cgroup_versions allows {allowed}")
+        return int(wanted)
 
     # -- booting -------------------------------------------------------------------------------
 
-    def boot(self) -> dict[str, Any]:
+    def boot(self, cgroup_version: int | None = None) -> dict[str, Any]:
         check_safe(self.host)
+        version = self.cgroup_version(cgroup_version)
         nested = self.settings
         try:
             info = image.build()
@@ -186,7 +199,7 @@ class Machine:
         accel, why = self.accel()
         disks = self.make_disks()
         t0 = time.monotonic()
-        port = self.start_qemu(info, accel, blob, disks)
+        port = self.start_qemu(info, accel, blob, disks, version)
         host_key, uptime = self.wait_ready(float(nested["boot_timeout_s"]))
         boot_s = time.monotonic() - t0
         self.known_hosts.write_text(f"[{LOOPBACK}]:{port} {host_key}\n")
@@ -195,6 +208,7 @@ class Machine:
             "pid": pid, "start_ticks": start_ticks(pid), "port": port, "host_key": host_key,
             "accel": accel, "accel_why": why, "vcpus": nested["vcpus"],
             "memory_mb": nested["memory_mb"], "profiles": list(nested["profiles"]),
+            "cgroup_version": version,
             "boot_s": round(boot_s, 3), "guest_uptime_at_ready_s": float(uptime),
             "booted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "kernel": info["kernel_release"],
@@ -252,10 +266,14 @@ class Machine:
         return disks
 
     def qemu_argv(self, info: dict[str, Any], accel: str, blob: str,
-                  disks: dict[str, dict[str, Any]], port: int) -> list[str]:
+                  disks: dict[str, dict[str, Any]], port: int,
+                  cgroup_version: int = 2) -> list[str]:
         nested = self.settings
         memory = int(nested["memory_mb"])
-        append = (f"{vm.BOOT_ARGS} cgroup_no_v1=all jb_authkey={blob} jb_state={self.state_dir} "
+        # v2: every controller on cgroup v2 (v1 off); v1: the hybrid layout stage2 mounts
+        cgroups = (("cgroup_no_v1=all " if cgroup_version == 2 else "")
+                   + f"jb_cgroup={cgroup_version}")
+        append = (f"{vm.BOOT_ARGS} {cgroups} jb_authkey={blob} jb_state={self.state_dir} "
                   f"jb_name={self.name} jb_rw_mb={memory // 2}")
         argv = [
             vm.qemu_binary(), "-name", f"jb-nested-{self.name}", "-accel", accel,
@@ -282,12 +300,12 @@ class Machine:
         return argv
 
     def start_qemu(self, info: dict[str, Any], accel: str, blob: str,
-                   disks: dict[str, dict[str, Any]]) -> int:
+                   disks: dict[str, dict[str, Any]], cgroup_version: int = 2) -> int:
         """QEMU daemonizes once the machine is set up (it then outlives this controller);
         a port taken meanwhile by someone else is tried again with another."""
         for _ in range(3):
             port = free_port()
-            argv = self.qemu_argv(info, accel, blob, disks, port)
+            argv = self.qemu_argv(info, accel, blob, disks, port, cgroup_version)
             (self.folder / "qemu.argv").write_text(shlex.join(argv) + "\n")
             with (self.folder / "qemu.stderr").open("wb") as stderr:
                 done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=stderr,
