@@ -24,6 +24,12 @@ HOST = "host.json"
 SAMPLES = "io-samples.jsonl"
 RUN_LOG = "run.log"
 PARTIAL = ".partial"  # suffix of the folder a run is measured into (control/dispatch.py)
+# a nested host's run: what the machine below measured of it (control/nested/outer.py), added
+# by the controller, which then writes the manifest again over every file
+OUTER = "outer.json"
+# the agent's log lines that open and close a run's workload phase (warm-up and window): the
+# controller of a nested host reads its own machine's CPU at each
+WORKLOADS_START, WORKLOADS_DONE = "workloads start", "workloads done"
 
 
 def canonical_json(data: Any) -> str:

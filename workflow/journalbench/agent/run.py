@@ -49,6 +49,7 @@ from journalbench.agent.sampler import (
 from journalbench.agent.system import log, read, sh
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
+from journalbench.runfolder import WORKLOADS_DONE, WORKLOADS_START
 
 
 class Interrupted(BaseException):
@@ -134,10 +135,13 @@ def tool_versions(arm: Arm, workloads: dict[str, Workload]) -> dict[str, str]:
 
 
 def backing_model(device: disk.Device) -> str:
-    """For a loop device, the model of the disk under its backing file."""
+    """The disk's model; for a loop device, that of the disk under its backing file; for a
+    virtio disk (a nested host's), what it is."""
     model = device.sysfs / "device/model"
     if model.exists():
         return read(model)
+    if device.sysfs.name.startswith("vd"):
+        return "virtio-blk disk"
     source = sh("findmnt", "-n", "-o", "SOURCE", "--target", device.named, check=False).strip()
     return f"loop on {source or 'unknown'}"
 
@@ -187,6 +191,12 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
     (the controller's route asks for it: one agent start per run instead of two)."""
     cls = arm_class(spec["arm"])  # an unknown arm or I/O control fails before anything is made
     control_cls = io_control_class(spec, host, source)
+    backend = cgroups.detect()
+    wanted = spec.get("cgroup_version")
+    if wanted is not None and int(wanted) != backend.version:
+        raise AgentError(f"{source}: the run needs cgroup v{wanted}; this host's disk weights "
+                         f"are cgroup v{backend.version}'s (a nested host boots as either: "
+                         "its host file's nested.cgroup_versions)")
     out.mkdir(parents=True)
     spec = {**spec, "run_id": runfolder.run_id(spec), "host": host["name"]}
     (out / runfolder.SPEC).write_text(json.dumps(spec, indent=1, sort_keys=True) + "\n")
@@ -197,7 +207,7 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
                  spec["arm"], len(spec["tenants"]), spec["duration_s"])
         failure: BaseException | None = None
         teardown_s = 0.0
-        control = io_control_on(control_cls, cgroups.detect())
+        control = io_control_on(control_cls, backend)
         arm = cls(Context(host, disk.state_root(host), control, out))
         try:
             if teardown_first:
@@ -284,7 +294,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
             out / runfolder.SAMPLES, control, device.name, device.devnum,
             {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
             {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"], devtime)
-        log.info("setup took %.2f s; workloads start", setup_s)
+        log.info("setup took %.2f s; %s", setup_s, WORKLOADS_START)
         t0, cpu0, load0 = time.monotonic(), profile.cpu_seconds(), provenance.load()
         cpus = CpuSampler()
         cpus.start()
@@ -293,6 +303,7 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         finally:
             facts["cpu_during_run"] = cpus.stop()
         workload_s = time.monotonic() - t0
+        log.info("%s after %.2f s", WORKLOADS_DONE, workload_s)
         # a busy or stolen CPU during the measured phase is part of what the numbers mean
         facts["load_during_run"] = provenance.load_between(load0, provenance.load())
         facts["timing"] = {"setup_s": round(setup_s, 3), "workload_s": round(workload_s, 3)}

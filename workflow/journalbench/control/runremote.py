@@ -173,6 +173,7 @@ def run_remote(
             "needs root: rerun as root"
         )
     remove_fetch_leftovers(dest)
+    transport.prepare_for(spec)
     try:
         for attempt in range(1, attempts + 1):
             try:
@@ -232,6 +233,7 @@ def _attempt(host: dict[str, Any], transport: Transport, job: Job) -> Path:
         raise AgentError(
             f"{transport.label}: run {job.run_id} fetched incomplete: {problems[0]}"
         )
+    transport.after_run(job.dest)
     _remove_remote(transport, remote_dir, job.keep_remote)
     return job.dest
 
@@ -247,7 +249,7 @@ def _run_agent(dep: Deployment, job: Job, remote_dir: str) -> None:
         result = dep.transport.run(
             ["sh", "-c", RUN_SCRIPT, "jb-agent", dep.layout.pidfile, *agent_run],
             timeout=job.timeout_s,
-            on_output=job.on_output,
+            on_output=dep.transport.watch(job.on_output),
             check=False,
         )
     except CommandTimeout:

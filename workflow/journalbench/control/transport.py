@@ -271,6 +271,20 @@ class Transport:
     def close(self) -> None:
         pass
 
+    def prepare_for(self, spec: dict[str, Any]) -> None:
+        """What a run about to start needs of the host before the transport connects (a nested
+        host boots as the cgroup version it asks for); nothing, for a host that is as it is."""
+
+    def watch(self, on_output: OutputCallback | None) -> OutputCallback | None:
+        """The callback the agent's run streams its output to: `on_output`, or one that also
+        reads it first (a nested host's controller reads its own machine at the workload
+        phase's start and end)."""
+        return on_output
+
+    def after_run(self, dest: Path) -> None:
+        """Once a run's folder is fetched complete to `dest`: what the transport adds of its
+        own (a nested host: outer.json), nothing here."""
+
     def agent_host(self, host: dict[str, Any]) -> dict[str, Any]:
         """The host document the agent on the other end gets (deploy writes it there): the
         host file itself, unless the host is a machine seen differently from inside."""

@@ -78,7 +78,15 @@ class Provided(DeviceProfile):
         return None  # the emulator runs on the outer host, out of the guest's sight
 
     def facts(self) -> dict[str, Any]:
-        return {**super().facts(), "provided_by": "outer host of this nested host",
+        """The profile's facts, its emulator as the outer host runs it (the machine's record
+        of its disks), not as the profile would on this host."""
+        outer = ((self.host.get("nested") or {}).get("facts") or {}).get("disks") or {}
+        found = super().facts()
+        emulator = (outer.get(self.NAME) or {}).get("emulator")
+        if "emulator" in found or emulator:
+            found["emulator"] = (f"{emulator} on the outer host, this guest's virtio-blk disk "
+                                 "(cache=none)" if emulator else None)
+        return {**found, "provided_by": "outer host of this nested host",
                 "disk": self.disk["id"]}
 
 

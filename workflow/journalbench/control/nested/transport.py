@@ -15,17 +15,25 @@ booted with, the set-up flags of the emulated ones, and the machine's facts for 
 from __future__ import annotations
 
 import fcntl
+from pathlib import Path
 from typing import IO, Any
 
-from journalbench.control.nested import image
+from journalbench import runfolder
+from journalbench.control.nested import image, outer
 from journalbench.control.nested.machine import LOOPBACK, Machine
-from journalbench.control.transport import SSHSettings, SSHTransport, TransportError
+from journalbench.control.transport import (
+    OutputCallback,
+    SSHSettings,
+    SSHTransport,
+    TransportError,
+)
 from journalbench.errors import AgentError
 
 CONNECT_TIMEOUT_S = 30.0  # a TCG guest beside a busy run answers slowly
 # what the controller keeps to itself: how to boot, not what the agent runs
 OUTER_ONLY = ("nested", "transport")
-FACT_KEYS = ("accel", "accel_why", "vcpus", "memory_mb", "profiles", "boot_s", "booted_at",
+FACT_KEYS = ("accel", "accel_why", "vcpus", "memory_mb", "profiles", "cgroup_version", "boot_s",
+             "booted_at",
              "kernel", "kernel_package", "initramfs_recipe", "qemu", "outer_kernel",
              "outer_hostname")
 
@@ -65,9 +73,46 @@ class NestedTransport(SSHTransport):
             connect_timeout_s=CONNECT_TIMEOUT_S, source=host.get("_file", host["name"]))
         super().__init__(host, settings)
         self.boot, self.leases = boot, lease
+        self.wanted: int | None = None  # the cgroup version the next run needs (prepare_for)
+        self.readings: dict[str, outer.Reading] = {}  # this machine's, at the workloads' ends
         self.record: dict[str, Any] | None = None
         self.lease: IO[str] | None = None
         self.label = f"{host['name']} (nested machine on this machine)"
+
+    def prepare_for(self, spec: dict[str, Any]) -> None:
+        """The cgroup version the run needs: a machine running as another boots anew as it."""
+        wanted = spec.get("cgroup_version")
+        self.wanted = None if wanted is None else int(wanted)
+        if self.wanted is not None and self.record is not None and self.mismatched():
+            super().close()  # connect switches the machine, then connects to the new boot
+
+    def watch(self, on_output: OutputCallback | None) -> OutputCallback | None:
+        """Reads this machine's CPU (QEMU's, the emulator's, all cores') when the agent's log
+        says the workloads start and when they are done, then passes the line on."""
+        self.readings = {}
+
+        def seen(stream: str, line: str) -> None:
+            for mark in (runfolder.WORKLOADS_START, runfolder.WORKLOADS_DONE):
+                if mark in line and self.record is not None:
+                    self.readings[mark] = outer.read_now(self.machine.folder,
+                                                         int(self.record["pid"]))
+            if on_output is not None:
+                on_output(stream, line)
+        return seen
+
+    def after_run(self, dest: Path) -> None:
+        """outer.json: this machine's CPU over the run's workload phase (both ends read)."""
+        start = self.readings.get(runfolder.WORKLOADS_START)
+        end = self.readings.get(runfolder.WORKLOADS_DONE)
+        if start is None or end is None:
+            self.warn(f"{dest.name}: the agent's log gave no workload phase; no {runfolder.OUTER}")
+            return
+        outer.add_to_run(dest, outer.record(start, end))
+
+    def mismatched(self) -> bool:
+        assert self.record is not None
+        return (self.wanted is not None
+                and int(self.record.get("cgroup_version", 2)) != self.wanted)
 
     def connect(self) -> None:
         if self._client is not None and self._client.get_transport() is not None:
@@ -76,7 +121,9 @@ class NestedTransport(SSHTransport):
         if self.lease is None and self.leases:
             self.lease = self.machine.lease()
         before = self.record
-        self.record = self.machine.ensure() if self.boot else self.running()
+        self.record = self.machine.ensure(self.wanted) if self.boot else self.running()
+        if self.boot and self.leases and self.mismatched():
+            self.switch()
         if before is not None and before["pid"] != self.record["pid"]:
             # booted again meanwhile: a fresh guest has no agent bundle yet
             self.__dict__.pop("_journalbench_deployment", None)
@@ -114,11 +161,33 @@ class NestedTransport(SSHTransport):
         try:
             self.warn(f"{why}: stopping the guest and booting a fresh one")
             self.machine.stop()
-            self.record = self.machine.ensure()
+            self.record = self.machine.ensure(self.wanted)
         finally:
             fcntl.flock(self.lease, fcntl.LOCK_SH)
         self.__dict__.pop("_journalbench_deployment", None)  # a fresh guest has no bundle
         self.settings.port = int(self.record["port"])
+
+    def switch(self) -> None:
+        """Boot the machine anew as the cgroup version the run needs (it runs as the other):
+        after a run's I/O in a v1 blkio group the kernel keeps that hierarchy, so a guest
+        cannot change version in place. Only a controller that uses the machine alone may."""
+        assert self.lease is not None and self.record is not None and self.wanted is not None
+        running = int(self.record.get("cgroup_version", 2))
+        try:  # shared -> exclusive: does anyone else hold the machine?
+            fcntl.flock(self.lease, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fcntl.flock(self.lease, fcntl.LOCK_SH)  # a failed conversion dropped our hold
+            raise TransportError(
+                f"host {self.machine.name}: the run needs cgroup v{self.wanted} and the guest "
+                f"runs as v{running}; other controllers use it, so it is not booted anew") from None
+        try:
+            self.warn(f"host {self.machine.name}: booting the guest anew as cgroup "
+                      f"v{self.wanted} (it ran as v{running})")
+            self.machine.stop()
+            self.record = self.machine.ensure(self.wanted)
+        finally:
+            fcntl.flock(self.lease, fcntl.LOCK_SH)
+        self.__dict__.pop("_journalbench_deployment", None)  # a fresh guest has no bundle
 
     def running(self) -> dict[str, Any]:
         record = self.machine.state()
