@@ -76,26 +76,85 @@ def test_iocost_refuses_cgroup_v1_and_a_v2_kernel_without_it(tmp_path: Path) -> 
     assert control.lxc_weight_key() == "lxc.cgroup2.io.weight"
 
 
-def test_the_record_keeps_qos_model_and_calibration_as_read_back(tmp_path: Path) -> None:
+def sweep_jobs(p95_ms: dict[str, list[float]]) -> dict[str, dict]:
+    """fio's sweep jobs as it reports them: per direction, a p95 (ms) per load of SWEEP."""
+    jobs = {}
+    for rw, side in (("randread", "read"), ("randwrite", "write")):
+        for load, p95 in zip(costmodel.SWEEP, p95_ms[rw], strict=True):
+            pct = {"50.000000": p95 * 4e5, "95.000000": p95 * 1e6, "99.000000": p95 * 2e6}
+            jobs[f"{rw}-{load:.2f}"] = {side: {"iops": 80 * load, "total_ios": 100,
+                                               "clat_ns": {"percentile": pct}}}
+    return jobs
+
+
+# a disk that seeks: latency flat at light load, then rising as requests queue
+CURVE = {"randread": [12.0, 13.0, 18.0, 26.0, 60.0, 140.0],
+         "randwrite": [11.0, 11.5, 15.0, 21.0, 23.0, 90.0]}
+
+
+def test_the_qos_is_read_at_the_knee_of_the_devices_latency_against_load() -> None:
+    """The heaviest load whose p95 is within twice the lightest's: reads 18 ms (at 50%; 75%
+    gives 26 > 2 x 12), writes 21 ms (75%; 90% gives 23 > 2 x 11); vrate 1-100%."""
+    points = costmodel.sweep_of(sweep_jobs(CURVE))
+    assert [p["p95_us"] for p in points if p["rw"] == "randread"] == [
+        12000, 13000, 18000, 26000, 60000, 140000]
+    qos = costmodel.qos_of({"model": MODEL, "sweep": points})
+    assert qos == {"rpct": 95, "rlat": 18000, "wpct": 95, "wlat": 21000, "min": 1, "max": 100}
+    assert costmodel.qos_line("254:0", qos) == (
+        "254:0 enable=1 ctrl=user rpct=95 rlat=18000 wpct=95 wlat=21000 min=1 max=100")
+    assert "knee" in iocost.QOS_RULE and "2x the lightest" in iocost.QOS_RULE
+    # a flat curve (a device that never queues within the sweep): its heaviest load
+    flat = costmodel.sweep_of(sweep_jobs({rw: [5.0] * 6 for rw in CURVE}))
+    assert costmodel.qos_of({"model": MODEL, "sweep": flat})["rlat"] == 5000
+
+
+def test_the_sweep_asks_each_load_of_the_models_random_rate_and_a_load_without_ios_fails(
+) -> None:
+    class Device:
+        path = "/dev/vdz"
+
+    args = costmodel.sweep_args(Device(), MODEL, 4)  # type: ignore[arg-type]
+    rates = [a for a in args if a.startswith("--rate_iops=")]
+    assert rates[:6] == [f"--rate_iops={max(1, round(x * 79))}" for x in costmodel.SWEEP]
+    assert rates[6:] == [f"--rate_iops={max(1, round(x * 81))}" for x in costmodel.SWEEP]
+    assert args.count("--rate_process=poisson") == 12 and "--iodepth=16" in args
+    jobs = sweep_jobs(CURVE)
+    jobs["randwrite-0.50"]["write"]["total_ios"] = 0
+    with pytest.raises(AgentError, match="fio completed no randwrite at 50% load"):
+        costmodel.sweep_of(jobs)
+
+
+def test_the_record_keeps_qos_model_calibration_and_procedure_as_read_back(
+        tmp_path: Path) -> None:
     (tmp_path / "io.cost.qos").write_text("")
     control = IoCost(V2Io(tmp_path))
-    control.calibration = {"model": MODEL, "file": "/x-iocost.json", "seconds_per_job": 2}
+    sweep = costmodel.sweep_of(sweep_jobs(CURVE))
+    control.calibration = {"model": MODEL, "sweep": sweep, "file": "/x-iocost.json",
+                           "procedure": costmodel.PROCEDURE}
     control.readback = {"qos": {"enable": "1"}, "model": {"ctrl": "user"}}
-    control.qos = costmodel.qos_of(MODEL)
+    control.qos = costmodel.qos_of(control.calibration)
     record = control.record({"qos.enable": "1"}, "spec")
     assert record["scheduler"] == "none"
     assert record["io_control"]["name"] == "iocost"
     assert record["io_control"]["iocost"] == {
         "qos": {"enable": "1"}, "model": {"ctrl": "user"}, "model_measured": MODEL,
-        "qos_set": control.qos, "qos_rule": iocost.QOS_RULE,
-        "calibration": {"file": "/x-iocost.json", "seconds_per_job": 2}}
+        "qos_set": control.qos, "qos_rule": iocost.QOS_RULE, "procedure": costmodel.PROCEDURE,
+        "calibration": {"sweep": sweep, "file": "/x-iocost.json",
+                        "procedure": costmodel.PROCEDURE}}
 
 
-def test_the_qos_targets_one_and_a_half_random_requests_at_p95_within_its_rate() -> None:
-    """The emulated HDD's model: a random 4 KiB read 1/79 s, a write 1/81 s."""
-    qos = costmodel.qos_of(MODEL)
-    assert qos == {"rpct": 95, "rlat": 18987, "wpct": 95, "wlat": 18519, "min": 1, "max": 100}
-    assert costmodel.qos_line("254:0", qos) == (
-        "254:0 enable=1 ctrl=user rpct=95 rlat=18987 wpct=95 wlat=18519 min=1 max=100")
-    assert iocost.QOS_RULE == ("p95 latency <= 1.5 x the model's random 4 KiB request time; "
-                               "vrate 1-100%")
+def test_io_stat_gives_iocost_statistics_and_the_sampler_their_intervals() -> None:
+    from journalbench.agent.iocounters import parse_cost
+    from journalbench.agent.sampler import cost_fields
+
+    root = ("254:0 rbytes=1 wbytes=2 rios=0 wios=0 dbytes=0 dios=0 cost.vrate=87.50 "
+            "cost.usage=1200 cost.wait=30 cost.indebt=0 cost.indelay=0\n")
+    assert parse_cost(root, "254:0") == {"cost.vrate": 87.5, "cost.usage": 1200.0,
+                                        "cost.wait": 30.0, "cost.indebt": 0.0,
+                                        "cost.indelay": 0.0}
+    assert parse_cost("254:0 rbytes=1 wbytes=2 rios=0 wios=0\n", "254:0") == {}
+    assert parse_cost(root, "8:0") == {}
+    later = {"cost.vrate": 60.0, "cost.usage": 2000.0, "cost.wait": 530.0}
+    assert cost_fields(later, parse_cost(root, "254:0")) == {
+        "cost_usage_us": 800, "cost_wait_us": 500, "cost_vrate_pct": 60.0}
+    assert cost_fields({}, {}) == {}

@@ -7,9 +7,11 @@ What it shows: the boot, SSH with the pinned host key, the network closed but fo
 forward on 127.0.0.1; check-host's cgroup v2 report; a two-tenant high-fsync run on each
 container arm under BFQ and under iocost (weights, counters, qos and model read back; jbd2
 moved into the tenants' groups and back in journal-accounted); a buffered writer's bytes
-charged to its own cgroup; iocost dividing the emulated HDD between two direct writers; a
-guest that stops answering booted anew; and kill -9 of the controller mid-run, then recover
-and teardown, leaving nothing inside the guest or on this machine.
+charged to its own cgroup; iocost with the QoS its procedure derives and its statistics
+sampled every second; a guest that stops answering booted anew; a run asking cgroup v1
+booting the guest as v1 and the next asking v2 booting it back; and kill -9 of the
+controller mid-run, then recover and teardown, leaving nothing inside the guest or on this
+machine.
 """
 
 from __future__ import annotations
@@ -58,7 +60,10 @@ WEIGHT_FILES = {"bfq": "io.bfq.weight", "iocost": "io.weight"}
 INSIDE_RESIDUE = r"""
 state=$1; name=$2
 ls -A "$state/$name" 2>/dev/null | sed 's/^/state: /'
-[ -d "/sys/fs/cgroup/journalbench/$name" ] && echo "cgroup journalbench/$name"
+for h in /sys/fs/cgroup /sys/fs/cgroup/*; do
+  [ -d "$h/journalbench/$name" ] && echo "cgroup $h/journalbench/$name"
+done
+grep -q Y /sys/module/blk_cgroup/parameters/blkcg_debug_stats && echo "blkcg_debug_stats on"
 grep -l "^0::/journalbench" /proc/[0-9]*/cgroup 2>/dev/null | sed 's/^/in a tenant group: /'
 grep " $state/$name" /proc/self/mounts | sed 's/^/mount: /'
 grep "enable=1" /sys/fs/cgroup/io.cost.qos | sed 's/^/iocost: /'
@@ -98,7 +103,8 @@ def nested(tmp_path_factory: pytest.TempPathFactory):
     path = state / f"{name}.yaml"
     path.write_text(f"name: {name}\ntransport: nested\nstate_dir: {state}\n"
                     "device: {kind: image, size_gb: 4, profile: native}\n"
-                    "nested: {memory_mb: 2048, profiles: [native, hdd]}\n"
+                    "nested: {memory_mb: 2048, profiles: [native, hdd], "
+                    "cgroup_versions: [2, 1]}\n"
                     "bfq: {strict_guarantees: 1}\n")
     host = load_host(str(path))
     yield host
@@ -234,25 +240,38 @@ def test_a_buffered_writers_bytes_are_charged_to_its_cgroup(nested: dict[str, An
     assert charged >= 0.8 * writer
 
 
-def test_iocost_divides_the_emulated_hdd_between_two_direct_writers(
+def test_iocost_takes_the_qos_its_procedure_derives_and_the_samples_watch_it(
         nested: dict[str, Any], tmp_path: Path) -> None:
-    """Two direct 64 KiB sequential writers at 70/30 on the `hdd` profile, iocost with the QoS
-    derived from the device's model (costmodel.qos_of). Under the kernel's ctrl=auto, whose
-    latency percentiles are 0 on a rotational device, the 700 got 0.500 of the disk: nothing
-    was divided (and 0.499 with a target of 2 random requests). With the rule, 5-20 s by hand:
-    0.62-0.70."""
+    """Two direct 64 KiB sequential writers at 70/30 on the `hdd` profile under iocost: its
+    model and its QoS come from the device alone (the latency-against-load sweep, once per
+    machine), the QoS read back is the one the procedure derives from the recorded sweep, and
+    every second's samples carry iocost's own statistics: the device's vrate, each tenant's
+    usage, wait, debt and delay. The machine below's CPU over the workloads is in outer.json."""
     run = spec("shared-journal", "iocost", "seqwrite-64k", "seqwrite-64k")
     run |= {"device": "hdd", "duration_s": 10}
     dest = run_remote(nested, run, tmp_path / "run")
     facts = json.loads((dest / runfolder.HOST).read_text())["io_control"]["iocost"]
-    model = facts["model_measured"]
-    assert facts["qos_set"] == costmodel.qos_of(model)
+    assert facts["procedure"] == costmodel.PROCEDURE
+    calibration = {**facts["calibration"], "model": facts["model_measured"]}
+    assert [p["load"] for p in calibration["sweep"] if p["rw"] == "randwrite"] == list(
+        costmodel.SWEEP)
+    assert facts["qos_set"] == costmodel.qos_of(calibration)
     assert {key: float(facts["qos"][key]) for key in facts["qos_set"]} == facts["qos_set"]
     assert facts["qos"]["ctrl"] == "user"
+    lines = [json.loads(line) for line in (dest / runfolder.SAMPLES).read_text().splitlines()]
+    device = [row for row in lines if row["kind"] == "device"]
+    tenants = [row for row in lines if row["kind"] == "tenant"]
+    assert all(0 < row["cost_vrate_pct"] <= 100 for row in device), device[:2]
+    assert all({"cost_usage_us", "cost_wait_us", "cost_indebt_us", "cost_indelay_us"}
+               <= set(row) for row in tenants), tenants[:2]
+    assert sum(row["cost_usage_us"] for row in tenants) > 0
+    outer = json.loads((dest / runfolder.OUTER).read_text())
+    assert outer["qemu_cpu_share"] > 0 and 0 < outer["emulator_cpu_share"] < 2
+    assert not runfolder.manifest_problems(dest)  # the manifest covers outer.json too
     totals = written(dest)
     share = totals[("tenant", "a")] / (totals[("tenant", "a")] + totals[("tenant", "b")])
-    print(f"iocost on hdd, direct pair 70/30: share of a {share:.3f}, qos {facts['qos']}")
-    assert share > 0.58
+    print(f"iocost on hdd, direct pair 70/30: share of a {share:.3f}, qos {facts['qos']}, "
+          f"sweep {calibration['sweep']}, outer {outer}")
 
 
 def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> None:
@@ -279,6 +298,33 @@ def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> 
     assert after is not None and after["pid"] != before["pid"]
     assert len(said) == 1 and "booting a fresh one" in said[0], said
     assert "jb-test: sshd stops now" in said[0]
+
+
+def test_a_run_that_needs_cgroup_v1_boots_the_guest_as_v1_with_its_hybrid_layout(
+        nested: dict[str, Any], tmp_path: Path) -> None:
+    """The guest runs as v2; a run asking cgroup v1 boots it anew as v1 (same kernel, disks
+    and device path): BFQ's weights in blkio.bfq.weight, a buffered writer's write-back
+    charged to no tenant. The next run asking v2 boots it back."""
+    machine = Machine(nested)
+    before = machine.state()
+    assert before is not None and before["cgroup_version"] == 2
+    run = spec("journal-accounted", "bfq", "high-fsync", "high-fsync") | {"cgroup_version": 1}
+    dest = run_remote(nested, run, tmp_path / "v1")
+    facts = json.loads((dest / runfolder.HOST).read_text())
+    after = machine.state()
+    assert after is not None and after["cgroup_version"] == 1 and after["pid"] != before["pid"]
+    assert facts["cgroup_version"] == 1 and facts["writeback_attributed"] is False
+    assert facts["io_control"]["weight_file"] == "blkio.bfq.weight"
+    assert facts["nested_host"]["cgroup_version"] == 1
+    assert [facts["layout"]["tenants"][t]["weight_read_back"] for t in "ab"] == [700, 300]
+    assert "cgroup_no_v1" not in inside(nested, "cat", "/proc/cmdline")
+    assert "blkio" in inside(nested, "cat", "/proc/self/cgroup")
+    left = inside(nested, "sh", "-c", INSIDE_RESIDUE, "jb", nested["state_dir"], nested["name"])
+    assert left.strip() == "", f"residue inside the v1 guest: {left}"
+    back = run_remote(nested, spec("shared-journal", "bfq", "high-fsync", "high-fsync")
+                      | {"cgroup_version": 2}, tmp_path / "v2")
+    assert json.loads((back / runfolder.HOST).read_text())["cgroup_version"] == 2
+    assert machine.state()["cgroup_version"] == 2
 
 
 def test_kill_9_of_the_controller_mid_run_then_teardown_leaves_nothing(

@@ -59,3 +59,20 @@ def parse_v2_stat(text: str, devnum: str) -> IoCounters:
                 int(kv.get("wios", 0)),
             )
     return IoCounters()
+
+
+# iocost's own statistics in io.stat (blk-iocost.c, ioc_pd_stat): a group's usage, and with
+# the blk_cgroup module's blkcg_debug_stats its wait, debt and delay, each cumulative
+# microseconds; the root group's line also has the device's vrate (percent of the model).
+COST_COUNTERS = ("cost.usage", "cost.wait", "cost.indebt", "cost.indelay")
+COST_VRATE = "cost.vrate"
+
+
+def parse_cost(text: str, devnum: str) -> dict[str, float]:
+    """The cost.* fields of one device's io.stat line ({} when it has none: iocost off)."""
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and fields[0] == devnum:
+            kv = dict(item.split("=", 1) for item in fields[1:] if "=" in item)
+            return {key: float(kv[key]) for key in (*COST_COUNTERS, COST_VRATE) if key in kv}
+    return {}

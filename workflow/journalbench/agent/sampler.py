@@ -28,7 +28,12 @@ from typing import IO
 
 from journalbench.agent.cgroups import Backend
 from journalbench.agent.iocontrol.base import IoControl
-from journalbench.agent.iocounters import IoCounters, device_counters
+from journalbench.agent.iocounters import (
+    COST_COUNTERS,
+    COST_VRATE,
+    IoCounters,
+    device_counters,
+)
 from journalbench.agent.journals import EVENT, TRACEFS, Jbd2, JournalTracer, trace_instance
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import log, mounts, processes_where, read, sh, write
@@ -304,6 +309,20 @@ class DeviceTimeTracer:
         self.proc = None
 
 
+def cost_fields(now: dict[str, float], before: dict[str, float]) -> dict[str, float | int]:
+    """A line's iocost statistics: each cumulative counter's microseconds in the interval
+    (`cost_usage_us`, ...), the vrate as it stands (`cost_vrate_pct`); none where the kernel
+    printed none (iocost off, or the counter behind blkcg_debug_stats)."""
+    row: dict[str, float | int] = {}
+    for key in COST_COUNTERS:
+        if key in now:
+            name = "cost_" + key.split(".", 1)[1] + "_us"
+            row[name] = max(0, round(now[key] - before.get(key, now[key])))
+    if COST_VRATE in now:
+        row["cost_vrate_pct"] = now[COST_VRATE]
+    return row
+
+
 class CgroupIds:
     """Which tenant an io cgroup (by inode number) belongs to: its own directory or one
     below it (containers nest groups). Looked up again when an unknown cgroup appears."""
@@ -354,6 +373,14 @@ class Sampler:
         self.thread = threading.Thread(target=self.loop, name="sampler", daemon=True)
         self.error: BaseException | None = None
 
+    def read_costs(self) -> dict[tuple[str, str], dict[str, float]]:
+        """The I/O control's own statistics: each tenant group's, and the root group's on the
+        device line (iocost: cost.* of io.stat; nothing under BFQ)."""
+        values = {("tenant", name): self.control.controller_stats(rel, self.devnum)
+                  for name, rel in self.tenants.items()}
+        values[("device", self.device_name)] = self.control.controller_stats("", self.devnum)
+        return values
+
     def read_all(self) -> dict[tuple[str, str], IoCounters]:
         values = {("tenant", name): self.control.counters(rel, self.devnum)
                   for name, rel in self.tenants.items()}
@@ -390,6 +417,7 @@ class Sampler:
             self.devtime.wait_ready()
         self.start_time = time.monotonic()
         self.previous = self.read_all()
+        self.previous_costs = self.read_costs()
         self.previous_times = self.read_times(fresh=True)
         self.previous_time = self.start_time
         self.thread.start()
@@ -407,17 +435,21 @@ class Sampler:
 
     def sample(self, handle: IO[str]) -> None:
         now = time.monotonic()
-        current, times = self.read_all(), self.read_times()
+        current, times, costs = self.read_all(), self.read_times(), self.read_costs()
         base = {"t": round(now - self.start_time, 3), "dt": round(now - self.previous_time, 3)}
         for (kind, source), value in current.items():
             delta = value - self.previous[(kind, source)]
             row = {**base, "kind": kind, "source": source, **delta.__dict__}
             if times:
                 row.update((times[(kind, source)] - self.previous_times[(kind, source)]).__dict__)
+            if (kind, source) in costs:
+                row.update(cost_fields(costs[(kind, source)],
+                                       self.previous_costs[(kind, source)]))
             row.update(self.extra(kind, source))
             handle.write(json.dumps(row) + "\n")
         handle.flush()
         self.previous, self.previous_times, self.previous_time = current, times, now
+        self.previous_costs = costs
 
     def extra(self, kind: str, source: str) -> dict[str, object]:
         if kind == "tenant":

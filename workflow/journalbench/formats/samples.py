@@ -5,6 +5,8 @@ counter where a delta belongs or a missing field stops the run with the file and
 Requests and device time (`requests`, `time_ns`, `inflight_ns`) came later: a line has all
 three or none (runs sampled before them), and then they are None. The scheduler wait
 (`wait_ns`) came later still: it needs the other three, and is None in runs sampled before it.
+iocost's statistics (`cost_*`) are on the lines of runs under iocost sampled since 2026-11-27,
+None elsewhere.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ KINDS = ("tenant", "jbd2", "device")
 COUNTS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
 TIMES = ("requests", "time_ns", "inflight_ns")  # devtime.bt's; absent in older runs
 WAIT = "wait_ns"  # devtime.bt's too, since its version 2
+# iocost's own statistics (runs under iocost since 2026-11-27): microseconds of the interval on
+# tenant lines and, on the device line, the root group's, with the vrate (percent of the model)
+COSTS = ("cost_usage_us", "cost_wait_us", "cost_indebt_us", "cost_indelay_us")
+VRATE = "cost_vrate_pct"
 
 
 # a named tuple, immutable: a frozen dataclass took a fifth of the time of parsing every
@@ -40,6 +46,11 @@ class Sample(NamedTuple):
     time_ns: int | None = None
     inflight_ns: int | None = None
     wait_ns: int | None = None  # None: sampled before the scheduler wait was
+    cost_usage_us: int | None = None  # None: no iocost statistics on the line
+    cost_wait_us: int | None = None
+    cost_indebt_us: int | None = None
+    cost_indelay_us: int | None = None
+    cost_vrate_pct: float | None = None  # device lines under iocost
 
     @property
     def bytes(self) -> int:
@@ -80,6 +91,11 @@ def check_line(row: Any) -> str | None:
     for key in [*times, *([WAIT] if WAIT in row else [])]:
         if not is_count(row[key]):
             return f"'{key}' not a non-negative integer"
+    for key in COSTS:
+        if key in row and not is_count(row[key]):
+            return f"'{key}' not a non-negative integer"
+    if VRATE in row and (kind != "device" or not is_seconds(row[VRATE])):
+        return f"'{VRATE}' on a {kind} line or not a non-negative number"
     if kind == "tenant":
         if not isinstance(row.get("cgroup"), str):
             return "tenant line without 'cgroup'"
@@ -111,6 +127,6 @@ def parse_samples(path: Path | str) -> list[Sample]:
             tenant=row["tenant"] if kind == "jbd2" else None,
             pid=row["pid"] if kind == "jbd2" else None,
             device=row["device"] if kind == "device" else None,
-            **{key: row.get(key) for key in (*TIMES, WAIT)},
+            **{key: row.get(key) for key in (*TIMES, WAIT, *COSTS, VRATE)},
         ))
     return samples

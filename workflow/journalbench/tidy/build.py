@@ -52,6 +52,8 @@ SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ops", "int64"),
     ("requests", "int64"), ("own_requests", "int64"), ("time_s", "float64"),
     ("own_time_s", "float64"), ("time_share", "float64"), ("wait_s", "float64"),
+    ("cost_usage_share", "float64"), ("cost_wait_s", "float64"), ("cost_indebt_s", "float64"),
+    ("cost_indelay_s", "float64"), ("cost_vrate_pct", "float64"),
 )
 SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("folder", "string"), ("status", "string"), ("reason", "string"),

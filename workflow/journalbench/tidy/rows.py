@@ -86,6 +86,7 @@ HOST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
     ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
     ("calibration_drift", "float64"), ("container_volume", "string"),
+    ("outer_qemu_cpu_share", "float64"), ("outer_busy_share", "float64"),
 )
 RUNS_COLUMNS = (*RUN_COLUMNS, *TOOL_COLUMNS, *SHARE_COLUMNS, *GUEST_COLUMNS, *HOST_COLUMNS)
 NO_TOOL = dict.fromkeys(column for column, _ in TOOL_COLUMNS)
@@ -182,6 +183,20 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
         **device_columns(host, path),
         "container_volume": container_volume(host, arm),
     }
+
+
+def outer_columns(folder: Path) -> dict[str, Any]:
+    """A nested host's run: the machine below's CPU over the workloads (outer.json, written by
+    the controller): its QEMU's and all its cores' (`outer_*`), and its emulator's as the
+    `emulator_cpu_share` a run on this machine records itself. Nothing for other runs."""
+    path = folder / runfolder.OUTER
+    if not path.is_file():
+        return {"outer_qemu_cpu_share": None, "outer_busy_share": None}
+    found = read_json(path)
+    number = (int, float)
+    return {"outer_qemu_cpu_share": float(need(found, "qemu_cpu_share", path, number)),
+            "outer_busy_share": float(need(found, "busy_share", path, number)),
+            "emulator_cpu_share": float(need(found, "emulator_cpu_share", path, number))}
 
 
 def container_volume(host: dict[str, Any], arm: str) -> str | None:
@@ -316,7 +331,7 @@ def ops_rows(ids: dict[str, Any], seconds: dict[str, list[tuple[float, float, in
                 "tenant": name, "cgroup": None, "read_bytes": None, "write_bytes": None,
                 "bytes": None, "ios": None, "own_bytes": None, "mb_s": None,
                 "device_share": None, "ops": ops,
-                **dict.fromkeys(currencies.SAMPLE_COLUMNS)})
+                **dict.fromkeys(currencies.SAMPLE_COLUMNS), **dict.fromkeys(COST_COLUMNS)})
     return rows
 
 
@@ -444,9 +459,27 @@ def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[
             "own_bytes": own_by_line.get(index),
             "mb_s": sample.bytes / sample.dt / MB if sample.dt > 0 else None,
             "device_share": sample.bytes / device[sample.t] if device[sample.t] else None,
-            "ops": None, **more[index],
+            "ops": None, **more[index], **cost_columns(sample),
         })
     return rows
+
+
+COST_COLUMNS = ("cost_usage_share", "cost_wait_s", "cost_indebt_s", "cost_indelay_s",
+                "cost_vrate_pct")
+
+
+def cost_columns(sample: Sample) -> dict[str, float | None]:
+    """iocost's statistics of a line in the tables' units: the group's usage as a share of the
+    interval, its wait, debt and delay in seconds, the vrate in percent of the model."""
+    def seconds(us: int | None) -> float | None:
+        return None if us is None else us / 1e6
+    usage = sample.cost_usage_us
+    return {"cost_usage_share": (usage / 1e6 / sample.dt if usage is not None and sample.dt > 0
+                                 else None),
+            "cost_wait_s": seconds(sample.cost_wait_us),
+            "cost_indebt_s": seconds(sample.cost_indebt_us),
+            "cost_indelay_s": seconds(sample.cost_indelay_us),
+            "cost_vrate_pct": sample.cost_vrate_pct}
 
 
 def measured_span(path: Path, host: dict[str, Any], samples: list[Sample]) -> tuple[float, float]:
@@ -466,7 +499,7 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
     folder = Path(folder)
     spec = read_spec(folder)
     facts = read_json(folder / runfolder.HOST)
-    host = host_columns(folder, spec["arm"], facts)
+    host = {**host_columns(folder, spec["arm"], facts), **outer_columns(folder)}
     run = load_run(folder, spec, facts)
     samples_path = run.samples_path
     tenants = spec["tenants"]

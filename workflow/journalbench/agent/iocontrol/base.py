@@ -82,6 +82,12 @@ class IoControl:
         """The group's bytes and requests on the device, its descendants' included."""
         raise NotImplementedError
 
+    def controller_stats(self, rel: str, devnum: str) -> dict[str, float]:
+        """The controller's own statistics of a group ("" the root) on the device, as the
+        kernel exposes them (cumulative counters and instantaneous rates); {} when it has none
+        beyond bytes and requests (BFQ without CONFIG_BFQ_CGROUP_DEBUG)."""
+        return {}
+
     def weight(self, rel: str) -> int:
         return self.parse_weight(read(self.backend.path(rel) / self.weight_file))
 

@@ -1,7 +1,8 @@
 """iocost: the kernel's cost-model proportional controller (cgroup v2 only). Each I/O is
 charged its modelled device time (`io.cost.model`, a linear model measured on the test device:
 costmodel.py), the device's capacity is what the model says scaled by a rate the kernel tunes
-to the QoS derived from that model (`io.cost.qos`, costmodel.qos_of), and each tenant's
+to a QoS derived from the device's latency against load (`io.cost.qos`, costmodel.qos_of, by
+the procedure costmodel.PROCEDURE names), and each tenant's
 `io.weight` is its share of that time among the groups with I/O pending. The elevator is off
 (`none`): iocost throttles above the queue, and a second scheduler would divide the disk again.
 
@@ -23,13 +24,16 @@ from journalbench.agent.cgroups import v2_root as cgroup_v2_root
 from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.iocontrol import costmodel
 from journalbench.agent.iocontrol.base import IoControl
-from journalbench.agent.iocounters import IoCounters, parse_v2_stat
+from journalbench.agent.iocounters import IoCounters, parse_cost, parse_v2_stat
 from journalbench.agent.system import log, read, write
 from journalbench.errors import AgentError
 
 QOS, MODEL = "io.cost.qos", "io.cost.model"
-QOS_RULE = (f"p{costmodel.QOS_PCT} latency <= {costmodel.QOS_REQUESTS} x the model's random "
-            f"4 KiB request time; vrate {costmodel.QOS_VRATE[0]}-{costmodel.QOS_VRATE[1]}%")
+# the blk_cgroup module's switch for io.stat's cost.wait, cost.indebt and cost.indelay: on
+# while a run is under iocost, back as it was afterwards (its old value kept in NOTE's folder)
+DEBUG_STATS = Path("/sys/module/blk_cgroup/parameters/blkcg_debug_stats")
+DEBUG_NOTE = "blkcg-debug-stats.was"
+QOS_RULE = costmodel.QOS_RULE
 NOTE = "iocost-devices.json"  # in the state root: the devices a run enabled iocost on
 
 
@@ -96,6 +100,7 @@ class IoCost(IoControl):
     def calibrate(self, host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
                   state_root: Path) -> None:
         self.note(state_root, device.devnum)  # before anything is set: teardown finds it
+        debug_stats_on(state_root)
         self.disable(device.devnum)  # measured as the device is, not as iocost throttles it
         self.calibration = costmodel.reference(host, profile, device)
 
@@ -116,7 +121,7 @@ class IoCost(IoControl):
         devnum = device.devnum
         write(self.backend.root / MODEL, costmodel.model_line(devnum,
                                                               self.calibration["model"]))
-        self.qos = costmodel.qos_of(self.calibration["model"])
+        self.qos = costmodel.qos_of(self.calibration)
         write(self.backend.root / QOS, costmodel.qos_line(devnum, self.qos))
         self.readback = {
             "qos": parse_line(read(self.backend.root / QOS), devnum),
@@ -147,13 +152,16 @@ class IoCost(IoControl):
     def counters(self, rel: str, devnum: str) -> IoCounters:
         return parse_v2_stat(read(self.backend.path(rel) / "io.stat"), devnum)
 
+    def controller_stats(self, rel: str, devnum: str) -> dict[str, float]:
+        return parse_cost(read(self.backend.path(rel) / "io.stat"), devnum)
+
     # -- what the run records ------------------------------------------------------------------
 
     def record(self, tunables: dict[str, str], chosen_by: str) -> dict[str, Any]:
         record = super().record(tunables, chosen_by)
         record["io_control"]["iocost"] = {
             **self.readback, "model_measured": self.calibration.get("model"),
-            "qos_set": self.qos, "qos_rule": QOS_RULE,
+            "qos_set": self.qos, "qos_rule": QOS_RULE, "procedure": costmodel.PROCEDURE,
             "calibration": {k: v for k, v in self.calibration.items() if k != "model"}}
         return record
 
@@ -161,11 +169,13 @@ class IoCost(IoControl):
 
     @classmethod
     def leftovers(cls, host: dict[str, Any]) -> list[str]:
+        left = ([f"blkcg_debug_stats on (was {was_note(disk.state_root(host)).read_text()})"]
+                if was_note(disk.state_root(host)).is_file() else [])
         root = v2_root()
         if root is None:
-            return []
+            return left
         on = set(enabled_devnums(read(root / QOS)))
-        return [f"iocost enabled on {devnum}" for devnum in noted(host) if devnum in on]
+        return left + [f"iocost enabled on {devnum}" for devnum in noted(host) if devnum in on]
 
     @classmethod
     def clean(cls, host: dict[str, Any]) -> None:
@@ -176,8 +186,34 @@ class IoCost(IoControl):
                 write(root / QOS, f"{devnum} enable=0 ctrl=auto")
             if parse_line(read(root / MODEL), devnum).get("ctrl") == "user":
                 write(root / MODEL, f"{devnum} ctrl=auto")
+        debug_stats_back(disk.state_root(host))
         if not cls.leftovers(host):
             note_path(host).unlink(missing_ok=True)
+
+
+def was_note(state_root: Path) -> Path:
+    return state_root / DEBUG_NOTE
+
+
+def debug_stats_on(state_root: Path) -> None:
+    """io.stat's cost.wait, cost.indebt and cost.indelay for the run (the kernel prints them
+    only with blkcg_debug_stats); the value it had is noted first, so teardown puts it back
+    even after kill -9. A kernel without the switch gives cost.usage and cost.vrate alone."""
+    if not DEBUG_STATS.is_file():
+        return
+    note = was_note(state_root)
+    if not note.is_file():
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(read(DEBUG_STATS).strip())
+    write(DEBUG_STATS, "Y")
+
+
+def debug_stats_back(state_root: Path) -> None:
+    note = was_note(state_root)
+    if note.is_file():
+        if DEBUG_STATS.is_file():
+            write(DEBUG_STATS, note.read_text().strip() or "N")
+        note.unlink()
 
 
 def select_none(device: disk.Device) -> None:
