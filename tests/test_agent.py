@@ -78,6 +78,25 @@ def test_journal_accounted_charges_each_journal_to_its_tenant(agent_host, tmp_pa
                                                                  f"{base}/neighbour"}
 
 
+def test_journal_cgroup_puts_each_journal_in_a_group_of_its_own_charged_to_no_tenant(
+        agent_host, tmp_path):
+    out = run(spec("journal-cgroup", ("victim", 700, "high-fsync"),
+                   ("neighbour", 300, "high-fsync")), agent_host, tmp_path / "run")
+    base = f"/journalbench/{agent_host['name']}"
+    journals = [r for r in samples(out) if r["kind"] == "jbd2"]
+    assert {r["tenant"] for r in journals} == {"victim", "neighbour"}
+    for row in journals:  # every second, each thread sat in its journal's own group
+        assert row["cgroup"] == f"{base}/journal.{row['tenant']}", row
+    assert sum(r["write_bytes"] for r in journals) > 0
+    charged = totals(out, "tenant")
+    for tenant in ("victim", "neighbour"):  # the tenants' groups hold their own writes only
+        extra = charged[tenant] - fio_written(out, tenant)
+        assert abs(extra) < 256 << 10, (tenant, extra)
+    groups = host_facts(out)["layout"]["journal_groups"]
+    assert {t: (g["cgroup"], g["weight_read_back"]) for t, g in groups.items()} == {
+        "victim": (f"{base}/journal.victim", 700), "neighbour": (f"{base}/journal.neighbour", 300)}
+
+
 def test_per_container_journals_stay_in_the_root_and_are_not_charged(agent_host, tmp_path):
     out = run(spec("per-container-journal", ("victim", 700, "high-fsync"),
                    ("neighbour", 300, "high-fsync")), agent_host, tmp_path / "run")

@@ -140,6 +140,43 @@ def test_another_io_control_is_in_the_spec() -> None:
     assert campaign.run_io_control({}, {}) is None
 
 
+TESTBEDS = ("testbeds:\n  - {cgroup_version: 1, io_control: bfq}\n"
+            "  - {cgroup_version: 2, io_control: iocost}\nexperiments:")
+
+
+def test_testbeds_run_every_experiment_on_each(tmp_path, repo):
+    """Each experiment once per testbed, its id suffixed; the v1/bfq copy's specs are the
+    experiment's own with cgroup_version 1 (bfq, the default, left out of the spec)."""
+    hosts = load_hosts(str(repo / HOST))
+    plan = plans.build(write(tmp_path, BASE.replace("experiments:", TESTBEDS)))
+    assert sorted({r["experiment"] for r in plan.experiments}) == ["pair-v1-bfq",
+                                                                   "pair-v2-iocost"]
+    specs = [r["spec"] for r in plan.runs]
+    assert len(specs) == 2 * len(plans.runs(write(tmp_path, BASE), hosts))
+    assert {(s["cgroup_version"], s.get("io_control")) for s in specs} == {(1, None),
+                                                                          (2, "iocost")}
+    assert plan.facts["cgroup_versions"] == [1, 2]
+    clash = BASE.replace("experiments:", TESTBEDS).replace("    vary:",
+                                                           "    io_control: bfq\n    vary:")
+    with pytest.raises(ConfigError, match=r"c.yaml: experiment pair: field io_control: not "
+                                          r"with `testbeds`"):
+        plans.build(write(tmp_path, clash))
+
+
+def test_a_chunk_keeps_one_cgroup_version_and_a_range_of_repetitions(tmp_path, repo):
+    hosts = load_hosts(str(repo / HOST))
+    plan = plans.build(write(tmp_path, BASE.replace("experiments:", TESTBEDS)))
+    every = plan.for_hosts(hosts)
+    chunk = plan.for_hosts(hosts, chunk="cgroup_version=1,repetitions=2-2")
+    assert chunk and {(r.spec["cgroup_version"], r.spec["repetition"]) for r in chunk} == {
+        (1, 2)}
+    assert len(chunk) == len(every) // 4
+    assert len(plan.for_hosts(hosts, chunk="repetitions=1")) == len(every) // 2
+    for bad in ("cgroup_version", "reps=1", "repetitions=a-b"):
+        with pytest.raises(ConfigError, match=f"config chunk={bad!r} \\(campaign t\\)"):
+            plan.for_hosts(hosts, chunk=bad)
+
+
 def test_an_unknown_io_control_names_file_and_field(tmp_path, repo):
     text = BASE.replace("    vary:", "    io_control: cfq\n    vary:")
     with pytest.raises(ConfigError, match=r"c.yaml: field experiments.0.io_control: 'cfq' is "

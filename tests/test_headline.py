@@ -12,11 +12,11 @@ from journalbench.report import headline as shown
 from journalbench.report.summary import Links
 
 
-def family(campaign: str, control: str = "bfq", device: str = "hdd", version: str = "1",
+def family(campaign: str, control: str = "bfq", device: str = "hdd", version: int = 1,
            host: str = "local") -> dict:
     return {"campaign": campaign, "host": host, "device_profile": device,
             "bfq": "sg=1" if control == "bfq" else "", "io_control": control,
-            "hostnames": "box", "kernels": "6.18.1", "cgroup_versions": version}
+            "hostnames": "box", "kernels": "6.18.1", "cgroup_version": version}
 
 
 def judged(*families: tuple[dict, str, str, list[tuple[str, str, str]]]) -> dict[str, tuple]:
@@ -53,9 +53,9 @@ def chosen(tables: dict[str, tuple]) -> tuple[headline.Candidate, list[headline.
 def test_the_closest_testbed_has_every_part_measured_then_the_fewest_factors() -> None:
     tables = judged(
         (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
-        (family("b", "iocost", version="2"), "reproduced", "", [("x", MEASURED, "")]),
+        (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]),
         # like the thesis's too, but its second part has no runs there
-        (family("c", "iocost", version="2"), "partially measured", "",
+        (family("c", "iocost", version=2), "partially measured", "",
          [("x", MEASURED, ""), ("y", MISSING, "")]))
     best, others = chosen(tables)
     assert best.family["campaign"] == "b" and best.claim["verdict"] == "reproduced"
@@ -76,7 +76,7 @@ def test_without_a_complete_testbed_the_most_parts_measured_wins() -> None:
     tables = judged(
         (family("a"), "partially measured", "weights",
          [("x", MEASURED, "weights"), ("y", MEASURED, "weights"), ("z", MISSING, "")]),
-        (family("b", "iocost", version="2"), "partially measured", "",
+        (family("b", "iocost", version=2), "partially measured", "",
          [("x", MEASURED, ""), ("y", MISSING, ""), ("z", MISSING, "")]))
     best, _ = chosen(tables)
     assert best.family["campaign"] == "a"
@@ -85,7 +85,7 @@ def test_without_a_complete_testbed_the_most_parts_measured_wins() -> None:
 
 def test_a_campaign_offers_only_the_claims_its_file_names() -> None:
     tables = judged((family("a"), "reproduced", "weights", [("x", MEASURED, "weights")]),
-                    (family("b", "iocost", version="2"), "reproduced", "",
+                    (family("b", "iocost", version=2), "reproduced", "",
                      [("x", MEASURED, "")]))
     claims = pd.concat([t[0] for t in tables.values()])
     checks = pd.concat([t[1] for t in tables.values()])
@@ -98,7 +98,7 @@ def test_a_campaign_offers_only_the_claims_its_file_names() -> None:
 def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -> None:
     tables = judged(
         (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
-        (family("b", "iocost", version="2"), "reproduced", "", [("x", MEASURED, "")]))
+        (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]))
     lines, main = shown.lines(tables, everything)
     line = next(x for x in lines if x.claim == "C4")
     assert (line.verdict, line.testbed, line.kind) == ("reproduced", "b v2/iocost", LIKE)
@@ -114,7 +114,7 @@ def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -
     # a verdict from a testbed offered for it alone is marked in the others' cell
     only_c4 = judged(
         (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
-        (family("b", "iocost", version="2"), "reproduced", "", [("x", MEASURED, "")]))
+        (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]))
     picked, beds = shown.lines(only_c4, lambda c: "all" if c == "a" else {"C4"})
     assert beds == ["a v1/bfq"]
     table = shown.compact_table(picked, beds, Links(report="r/", root=""))

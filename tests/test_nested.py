@@ -53,7 +53,8 @@ pytestmark = [
 JB = str(VENV_BIN / "journalbench")
 DURATION_S = 3
 BUFFERED_S = 8  # long enough for the flusher to start writing back (2 GiB guest)
-CONTAINER_ARMS = ("shared-journal", "per-container-journal", "journal-accounted")
+CONTAINER_ARMS = ("shared-journal", "per-container-journal", "journal-accounted",
+                  "journal-cgroup")
 CONTROLS = ("bfq", "iocost")
 WEIGHT_FILES = {"bfq": "io.bfq.weight", "iocost": "io.weight"}
 # what the guest's teardown must have left: checked inside, independently of the agent
@@ -212,6 +213,17 @@ def test_a_high_fsync_pair_on_each_container_arm_under_each_control(
             f"/journalbench/{nested['name']}/a", f"/journalbench/{nested['name']}/b"]
         log = (dest / runfolder.RUN_LOG).read_text()
         assert log.count("back to the root cgroup") == 2
+    if arm == "journal-cgroup":  # each journal in its own group, at its tenant's weight
+        groups = facts["layout"]["journal_groups"]
+        base = f"/journalbench/{nested['name']}"
+        assert {t: (g["cgroup"], g["weight_read_back"]) for t, g in groups.items()} == {
+            "a": (f"{base}/journal.a", 700), "b": (f"{base}/journal.b", 300)}
+        lines = [json.loads(line) for line in (dest / runfolder.SAMPLES).read_text().splitlines()]
+        journals = [row for row in lines if row["kind"] == "jbd2"]
+        assert {row["cgroup"] for row in journals} == {f"{base}/journal.a", f"{base}/journal.b"}
+        if control == "iocost":  # the journal's own group is iocost's: its statistics watched
+            assert all("cost_usage_us" in row for row in journals), journals[:2]
+            assert sum(row["cost_usage_us"] for row in journals) > 0
 
 
 def test_a_buffered_writers_bytes_are_charged_to_its_cgroup(nested: dict[str, Any],

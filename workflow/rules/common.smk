@@ -45,7 +45,8 @@ CAMPAIGN_FILE = jb_campaign.campaign_path(str(config["campaign"]))
 CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), keep=False)
 CAMPAIGN = CAMPAIGN_PLAN.campaign
 HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
-PLAN = CAMPAIGN_PLAN.for_hosts(HOSTS, str(config.get("claims", "")))
+PLAN = CAMPAIGN_PLAN.for_hosts(HOSTS, str(config.get("claims", "")),
+                               str(config.get("chunk", "")))
 # Reproducing the shipped data (`make reproduce`: `snakemake --cores 1`, the campaign of
 # workflow/config.yaml) never starts an experiment; a campaign is measured when the command
 # names it (`--config campaign=...`, as every campaign command does), or with measure=true.

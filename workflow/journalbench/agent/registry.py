@@ -13,6 +13,7 @@ from typing import Any
 from journalbench import vocabulary
 from journalbench.agent.arms.base import Arm
 from journalbench.agent.arms.journal_accounted import JournalAccounted
+from journalbench.agent.arms.journal_cgroup import JournalCgroup
 from journalbench.agent.arms.per_container_journal import PerContainerJournal
 from journalbench.agent.arms.shared_journal import SharedJournal
 from journalbench.agent.arms.vm.arm import VirtualMachine
@@ -31,7 +32,8 @@ from journalbench.agent.workloads.redis import Redis
 from journalbench.errors import AgentError
 
 ARMS: dict[str, type[Arm]] = {
-    arm.NAME: arm for arm in (VirtualMachine, SharedJournal, PerContainerJournal, JournalAccounted)}
+    arm.NAME: arm for arm in (VirtualMachine, SharedJournal, PerContainerJournal, JournalAccounted,
+                              JournalCgroup)}
 WORKLOADS: dict[str, type[Workload]] = {
     workload.TOOL: workload for workload in (Fio, MariaDB, Redis)}
 PROFILES: dict[str, type[DeviceProfile]] = {

@@ -293,7 +293,8 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
         sampler = Sampler(
             out / runfolder.SAMPLES, control, device.name, device.devnum,
             {t.name: cgroups.tenant_cgroup(host["name"], t.name) for t in arm.tenants},
-            {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"], devtime)
+            {t.name: t.weight for t in arm.tenants}, arm.jbd2_threads, host["name"], devtime,
+            journal_groups=arm.journal_cgroups())
         log.info("setup took %.2f s; %s", setup_s, WORKLOADS_START)
         t0, cpu0, load0 = time.monotonic(), profile.cpu_seconds(), provenance.load()
         cpus = CpuSampler()

@@ -354,9 +354,11 @@ class Sampler:
     def __init__(self, out: Path, control: IoControl, device_name: str, devnum: str,
                  tenants: dict[str, str], weights: dict[str, int], jbd2: list[Jbd2],
                  host: str, devtime: DeviceTimeTracer | None = None,
-                 interval: float = 1.0) -> None:
+                 interval: float = 1.0, journal_groups: dict[str, str] | None = None) -> None:
         """`devtime`, when given, is launched already and adds requests and device time to
-        every line; the sampler stops it."""
+        every line; the sampler stops it. `journal_groups`: jbd2 thread name -> the cgroup of
+        its own it sits in (the journal-cgroup arm), whose controller statistics its lines
+        carry."""
         self.out = out
         self.control = control  # reads the tenants' counters
         self.backend = control.backend
@@ -365,6 +367,7 @@ class Sampler:
         self.tenants = tenants
         self.weights = weights
         self.jbd2 = jbd2
+        self.journal_groups = journal_groups or {}
         self.interval = interval
         self.tracer = JournalTracer(host, jbd2, write)  # the host logs its writes
         self.devtime = devtime
@@ -374,10 +377,13 @@ class Sampler:
         self.error: BaseException | None = None
 
     def read_costs(self) -> dict[tuple[str, str], dict[str, float]]:
-        """The I/O control's own statistics: each tenant group's, and the root group's on the
-        device line (iocost: cost.* of io.stat; nothing under BFQ)."""
+        """The I/O control's own statistics: each tenant group's, a journal's group of its own
+        on its jbd2 line, and the root group's on the device line (iocost: cost.* of io.stat;
+        nothing under BFQ)."""
         values = {("tenant", name): self.control.controller_stats(rel, self.devnum)
                   for name, rel in self.tenants.items()}
+        values.update({("jbd2", name): self.control.controller_stats(rel, self.devnum)
+                       for name, rel in self.journal_groups.items()})
         values[("device", self.device_name)] = self.control.controller_stats("", self.devnum)
         return values
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from journalbench import runfolder, vocabulary, window
 from journalbench.agent.registry import WORKLOADS
-from journalbench.errors import DamagedRunFolders
+from journalbench.errors import ConfigError, DamagedRunFolders
 from journalbench.plan.schemas import load_validated, validate
 
 CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
@@ -39,7 +39,37 @@ def campaign_path(name_or_path: str) -> Path:
 
 
 def load_campaign(name_or_path: str) -> dict[str, Any]:
-    return load_validated(campaign_path(name_or_path), "campaign")
+    path = campaign_path(name_or_path)
+    return with_testbeds(load_validated(path, "campaign"), str(path))
+
+
+TESTBED_FIELDS = ("cgroup_version", "io_control")
+
+
+def testbed_suffix(testbed: dict[str, Any]) -> str:
+    """"v1-bfq": what tells an experiment's copy on a campaign testbed from its others."""
+    return f"v{testbed['cgroup_version']}-{testbed['io_control']}"
+
+
+def with_testbeds(campaign: dict[str, Any], source: str) -> dict[str, Any]:
+    """A campaign with `testbeds` as the campaign it stands for: each experiment once per
+    testbed, its id suffixed (testbed_suffix), the testbed's fields its own. An experiment that
+    names one of those fields itself is an error: which would it be?"""
+    testbeds = campaign.get("testbeds")
+    if not testbeds:
+        return campaign
+    experiments = []
+    for experiment in campaign["experiments"]:
+        for field in TESTBED_FIELDS:
+            if field in experiment or field in campaign:
+                where = f"experiment {experiment['id']}" if field in experiment else "campaign"
+                raise ConfigError(f"{source}: {where}: field {field}: not with `testbeds`, "
+                                  "which sets it for every experiment")
+        for testbed in testbeds:
+            experiments.append({**experiment, **testbed,
+                                "id": f"{experiment['id']}-{testbed_suffix(testbed)}"})
+    rest = {key: value for key, value in campaign.items() if key != "testbeds"}
+    return {**rest, "experiments": experiments}
 
 
 def facts(campaign: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
+from journalbench import vocabulary
+
 VICTIM, NEIGHBOUR, JOURNAL, DISK = "#4c72b0", "#dd8452", "#8c8c8c", "#55a868"
 # text stays text (small files, readable); no date and fixed ids: the same file every time
 SVG = {"svg.fonttype": "none", "svg.hashsalt": "journalbench", "font.size": 9,
@@ -126,13 +128,14 @@ def weights() -> plt.Figure:
     return fig
 
 
-ARMS = ("vm", "shared-journal", "per-container-journal", "journal-accounted")
+ARMS = vocabulary.ARMS
+COLUMN = 0.18  # an arm's width in the figure; ARMS side by side fill it
 
 
 def arm_column(ax: plt.Axes, x: float, arm: str) -> None:
     """One arm: its tenants, where their file systems and journals are, and whose cgroup each
     jbd2 thread sits in."""
-    width = 0.22
+    width = COLUMN
     ax.text(x + width / 2, 0.95, arm, ha="center", fontsize=9, weight="bold")
     colours = (VICTIM, NEIGHBOUR)
     for i, colour in enumerate(colours):  # a dashed box per tenant's cgroup
@@ -158,21 +161,31 @@ def arm_column(ax: plt.Axes, x: float, arm: str) -> None:
     elif arm == "journal-accounted":
         for i in range(2):
             box(ax, x + 0.015 + i * width / 2, 0.36, width / 2 - 0.03, 0.18,
-                "own ext4\n+ jbd2\n(its cgroup)", JOURNAL, size=7, text_color="white")
+                "own ext4\n+ jbd2\n(its\ncgroup)", JOURNAL, size=7, text_color="white")
+    elif arm == "journal-cgroup":
+        for i, colour in enumerate(colours):  # the journal's own group, its tenant's weight
+            box(ax, x + 0.005 + i * width / 2, 0.33, width / 2 - 0.01, 0.24, "", "white",
+                edge=colour, style=":")
+            box(ax, x + 0.015 + i * width / 2, 0.36, width / 2 - 0.03, 0.18,
+                "own ext4\n+ jbd2\n(own\ncgroup)", JOURNAL, size=7, text_color="white")
     box(ax, x + 0.01, 0.1, width - 0.02, 0.1, "one disk, BFQ", DISK, size=7)
 
 
 def arms() -> plt.Figure:
-    """The four arms: where each tenant's journal is, and whose weight pays for it."""
-    fig, ax = plt.subplots(figsize=(9, 3.4))
+    """The thesis's four arms and ours: where each tenant's journal is, and whose weight pays
+    for it."""
+    fig, ax = plt.subplots(figsize=(9.5, 3.5))
     blank(ax, "")
+    step = (1 - 0.02 - COLUMN) / (len(ARMS) - 1)
     for i, arm in enumerate(ARMS):
-        arm_column(ax, 0.02 + i * 0.25, arm)
-    ax.text(0.5, 0.0, "Dashed: a tenant's cgroup (its weight). The VM's guest journals inside "
+        arm_column(ax, 0.01 + i * step, arm)
+    fig.subplots_adjust(bottom=0.17)
+    fig.text(0.5, 0.01, "Dashed: a tenant's cgroup (its weight). The VM's guest journals inside "
             "the guest, so its commits are its QEMU's writes; the shared journal's jbd2 is in "
             "no tenant's cgroup;\nper-container journals split the journal but not its cgroup; "
-            "journal accounting moves each jbd2 thread into its tenant's cgroup (thesis "
-            "Ch. 5).", ha="center", fontsize=7.5)
+            "journal accounting moves each jbd2 thread into its tenant's cgroup (thesis Ch. 5);"
+            "\nours, journal-cgroup: each jbd2 in a cgroup of its own (dotted) at its tenant's "
+            "weight, controlled but charged to no tenant.", ha="center", va="bottom", fontsize=7.5)
     return fig
 
 

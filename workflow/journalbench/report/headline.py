@@ -317,7 +317,7 @@ def legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
         control = "BFQ" if row["io_control"] == "bfq" else row["io_control"]
         named[name] = (f"{name}: host `{row['host']}`, Linux "
                        f"{kernel_versions(row.get('kernels'))}, cgroup "
-                       f"v{row.get('cgroup_versions') or '?'}, {control}, device "
+                       f"v{row.get('cgroup_version') or '?'}, {control}, device "
                        f"{row['device_profile']}")
         campaigns.setdefault(str(row["campaign"]), set()).add(name)
     others = {n for line in found for n in line.cells if n not in main}

@@ -54,14 +54,16 @@ CSV_COLUMNS = [*FAMILY, "claim", "verdict", "testbed", "parts", "scope_differs",
 def family_name(row: Mapping[str, Any]) -> str:
     control = row.get("io_control", "bfq")
     weights = f"BFQ {row['bfq']}" if control == "bfq" else control
-    return f"{row['campaign']} / {row['host']} / {row['device_profile']} / {weights}"
+    version = f"cgroup v{row['cgroup_version']}" if row.get("cgroup_version") else "cgroup v?"
+    return (f"{row['campaign']} / {row['host']} / {row['device_profile']} / {version} / "
+            f"{weights}")
 
 
 def intro(claims: pd.DataFrame) -> list[Block]:
     families = claims.drop_duplicates(FAMILY)
     return [
         ("p", "Every claim of the thesis, tested on the runs of each campaign, host, device "
-              "profile, BFQ setting and I/O control (a *family*: runs of different families "
+              "profile, cgroup version, BFQ setting and I/O control (a *family*: runs of different families "
               "are never pooled). Families: "
               + ", ".join(family_name(r) for _, r in families.iterrows()) + "."),
         ("p", "Verdicts, fixed in code before data except where the section *Changes to the "

@@ -182,6 +182,11 @@ class Arm:
         unique = {t.jbd2.pid: t.jbd2 for t in self.tenants if t.jbd2 is not None}
         return list(unique.values())
 
+    def journal_cgroups(self) -> dict[str, str]:
+        """jbd2 thread name -> the cgroup of its own it sits in for the measured phase (whose
+        controller statistics the sampler adds to the thread's lines); none by default."""
+        return {}
+
     def versions(self) -> dict[str, str]:
         """Tool versions of the arm's runtime, for host.json's `tools`."""
         return {}

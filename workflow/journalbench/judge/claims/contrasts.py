@@ -1,10 +1,12 @@
 """What the package's own studies measured of the testbed factors (rule measured, 2026-11-27).
 
-A *contrast* is two families of one campaign and host (same machine, kernel and cgroup version)
-that differ in one factor's value alone: the device profile (the device-class study: quick, and
-the bfq campaign per BFQ setting) or the I/O controller (BFQ against iocost: the controller
-study's v2/bfq and v2/iocost). Families that differ in more (another host, kernel or disk path,
-as thesis-hdd's cgroup v1 on this machine against thesis-v2's v2 in a guest) are no contrast.
+A *contrast* is two families of one campaign and host (same machine and kernel) that differ in
+one factor's value alone: the device profile (the device-class study: quick, and the bfq
+campaign per BFQ setting), the I/O controller (BFQ against iocost: the controller study's
+v2/bfq and v2/iocost) or the cgroup version (v1/bfq against v2/bfq on the nested host, booted
+as either: the write-back factor). Families that differ in more (another host, kernel or disk
+path, as thesis-hdd's cgroup v1 on this machine against thesis-v2's v2 in a guest) are no
+contrast.
 
 For each check measured in both families whose claim ties it to the factor (scope.py lists the
 factor among its differing ones on one side and not on the other), the change of its effect
@@ -50,9 +52,10 @@ from journalbench.judge.claims.verdicts import (
 Z95 = 1.959964  # the normal quantile of a 95% interval
 DROPPED, KEPT, UNDECIDED = "dropped", "kept", "undecided"
 # the family columns a factor's value is read from; every other column of FAMILY, and the
-# family's machine, kernel and cgroup version (FACTS), must be equal in a contrast
-VARIED = {scope.DEVICE: {"device_profile"}, scope.WEIGHTS: {"io_control", "bfq"}}
-FACTS = ("hostnames", "kernels", "cgroup_versions")
+# family's machine and kernel (FACTS), must be equal in a contrast
+VARIED = {scope.DEVICE: {"device_profile"}, scope.WEIGHTS: {"io_control", "bfq"},
+          scope.WRITEBACK: {"cgroup_version"}}
+FACTS = ("hostnames", "kernels")
 # (campaign, I/O control) -> claims whose own condition chose that control's settings, and why
 TUNED_ON = {("thesis-v2", "iocost"): {
     "C3": "iocost's QoS (p95 write latency 18,519 us) was chosen on 70/30 direct 64 KiB writer "
@@ -114,6 +117,8 @@ class Contrast:
         values = dict(zip(FAMILY, family, strict=True))
         if self.factor == scope.DEVICE:
             return str(values["device_profile"])
+        if self.factor == scope.WRITEBACK:
+            return f"cgroup v{values['cgroup_version']}"
         return str(values["io_control"])
 
 
@@ -131,7 +136,8 @@ def contrasts(claims: pd.DataFrame) -> list[Contrast]:
         same = ["campaign", "host", *FACTS]
         if any(a[k] != b[k] for k in same) or not a["hostnames"]:
             continue
-        varied = {k for k in ("device_profile", "io_control", "bfq") if a[k] != b[k]}
+        varied = {k for k in ("device_profile", "io_control", "bfq", "cgroup_version")
+                  if a[k] != b[k]}
         for factor, columns in VARIED.items():
             if varied and varied <= columns and (factor != scope.WEIGHTS
                                                  or "io_control" in varied):

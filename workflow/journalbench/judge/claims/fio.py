@@ -12,7 +12,7 @@ from journalbench.judge.claims.checks import Check
 from journalbench.judge.claims.preconditions import JOURNAL_REGIME
 from journalbench.judge.claims.registry import checks_of
 from journalbench.vocabulary import (
-    CONTAINER_ARMS,
+    THESIS_CONTAINER_ARMS,
     JOURNAL_ACCOUNTED,
     PER_CONTAINER_JOURNAL,
     SHARED_JOURNAL,
@@ -40,7 +40,7 @@ def c3(runs: pd.DataFrame, experiments: pd.DataFrame) -> list[Check]:
                          where(rows, arm=arm), "achieved_share", 0.7,
                          thesis=thesis.get(arm, "none (Fig 3.7 shows KVM, LXC and OpenVZ "
                                                 "only): holds 70/30 is ours"))
-            for arm in CONTAINER_ARMS]
+            for arm in THESIS_CONTAINER_ARMS]
 
 
 @checks_of("C4")

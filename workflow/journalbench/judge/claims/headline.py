@@ -8,7 +8,7 @@ Closest, in order (fixed 2026-11-27, before the headline was built from it):
    (scope.py, after the measured drops of contrasts.py), over its measured parts;
 3. the most runs behind the claim's parts; then the family's name, so the choice is one.
 
-A testbed is a family of the ledger (campaign, host, device profile, BFQ setting, I/O control).
+A testbed is a family of the ledger (campaign, host, device profile, cgroup version, BFQ setting, I/O control).
 A family with no run of the claim offers nothing for it."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
     """A family's name as a testbed: its campaign, cgroup version and I/O control, and what
     tells it from the campaign's other families (device profile, BFQ setting, host)."""
     campaign = claims[claims["campaign"] == family["campaign"]]
-    versions = str(family.get("cgroup_versions") or "?").replace(", ", "+")
+    versions = family.get("cgroup_version") or "?"
     words = [str(family["campaign"]), f"v{versions}/{family['io_control']}"]
     if campaign["device_profile"].nunique() > 1:
         words.append(str(family["device_profile"]))

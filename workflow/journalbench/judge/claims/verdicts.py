@@ -1,6 +1,6 @@
 """From checks to verdicts, one family at a time (the runs of one campaign, host, device
-profile, BFQ setting and I/O control: runs of different hosts, devices or schedulers are never
-pooled).
+profile, cgroup version, BFQ setting and I/O control: runs of different hosts, devices,
+cgroup versions or schedulers are never pooled).
 
 A claim is the intersection of its checks: its p-value for "reproduced" is the largest of its
 checks' (an intersection-union test), its p-value for "contradicted" the smallest of its
@@ -67,8 +67,9 @@ MEASURED, MISSING, NOT_TESTABLE = "measured", "missing", "not testable"
 # the testbed a verdict rests on (the claims' `testbed`): like the thesis's in every factor its
 # parts depend on, or differing in some (named in `factors`); ours (C24) has no thesis testbed
 LIKE, DIFFERS, OURS = "like the thesis's", "differs", "ours"
-FAMILY = ["campaign", "host", "device_profile", "bfq", "io_control"]
+FAMILY = ["campaign", "host", "device_profile", "cgroup_version", "bfq", "io_control"]
 UNRECORDED = "unrecorded"  # a table without BFQ settings (made by hand) is one family
+UNKNOWN_VERSION = 0  # the cgroup version of runs whose table does not record it
 ALL_RULES = frozenset(rules.NAMES)
 # precondition rules that make a check not testable, in the order their reasons are given
 PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
@@ -546,15 +547,13 @@ def verdict(claim: object, checks: list[dict], flags: dict[str, str],
 
 
 def family_facts(family: pd.DataFrame) -> dict[str, str]:
-    """What a family's runs ran on beyond its labels: the machines (hostnames), kernels and
-    cgroup versions, each ", "-joined (contrasts.py compares families only where all three are
-    the same)."""
+    """What a family's runs ran on beyond its labels: the machines (hostnames) and kernels,
+    each ", "-joined (contrasts.py compares families only where both are the same)."""
     def joined(column: str) -> str:
         if column not in family:
             return ""
         return ", ".join(sorted({str(v) for v in family[column].dropna()}))
-    return {"hostnames": joined("hostname"), "kernels": joined("kernel"),
-            "cgroup_versions": joined("cgroup_version")}
+    return {"hostnames": joined("hostname"), "kernels": joined("kernel")}
 
 
 def same_device(runs: pd.DataFrame, host: str, profile: str) -> pd.DataFrame:
@@ -578,7 +577,10 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                        .astype("object").fillna(UNRECORDED),
                        io_control=runs.get("io_control", pd.Series(index=runs.index,
                                                                    dtype="object"))
-                       .astype("object").fillna(DEFAULT_IO_CONTROL))
+                       .astype("object").fillna(DEFAULT_IO_CONTROL),
+                       cgroup_version=runs.get("cgroup_version",
+                                               pd.Series(index=runs.index, dtype="float"))
+                       .fillna(UNKNOWN_VERSION).astype("int64"))
     runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
     # one block per dtype (the merge left one per column): the builders take rows of these
     # frames thousands of times, at a cost per block
