@@ -1,4 +1,11 @@
-"""Test hosts: load and validate `hosts/*.yaml`, fill in defaults."""
+"""Test hosts: load and validate `hosts/*.yaml`, fill in defaults; a pool file's members.
+
+A pool file (workflow/schemas/pool.schema.json) names identical hosts that share one campaign:
+`load_hosts` returns its members, each with `pool` set to the pool's name (the folder its runs
+land in, the ledger's host). Members must declare the same device, BFQ settings, I/O control,
+device models and nested guest: a pool of hosts that differ is refused in one line naming the
+pool file and the member (docs/hosts.md).
+"""
 
 from __future__ import annotations
 
@@ -77,21 +84,77 @@ def nested_defaults(host: dict[str, Any], path: Path) -> None:
     nested.setdefault("profiles", [host["device"].get("profile", DEFAULT_PROFILE)])
 
 
+# what a pool's members must declare alike (the device's own name, a disk's id, differs)
+POOL_FIELDS = ("device", "bfq", "io_control", "device_profiles", "nested", "require_kvm")
+DEVICE_OWN = ("id",)
+
+
+def is_pool(document: Any) -> bool:
+    return isinstance(document, dict) and "members" in document
+
+
+def load_pool(path: Path) -> list[dict[str, Any]]:
+    """A pool file's members, each with `pool` (the pool's name) and `_pool_file`; refused in
+    one line when a member declares another device, BFQ settings, I/O control, device model
+    or guest than the first member."""
+    pool = load_validated(path, "pool")
+    members = [load_host(str(path.parent / entry)) for entry in pool["members"]]
+    first = members[0]
+    for index, member in enumerate(members):
+        if member["name"] == pool["name"]:
+            raise ConfigError(f"{path}: field members.{index}: member {member['name']} has "
+                              "the pool's name; a pool's runs land under its name, give the "
+                              "member another")
+        for key in POOL_FIELDS:
+            mine, theirs = declared(member, key), declared(first, key)
+            if mine != theirs:
+                raise ConfigError(
+                    f"{path}: field members.{index}: {member['name']} ({member['_file']}) "
+                    f"declares {key} {mine!r}, {first['name']} {theirs!r}: a pool's members "
+                    "must be identical (or list them as separate hosts: replicas)")
+        member["pool"] = pool["name"]
+        member["_pool_file"] = str(path)
+    return members
+
+
+def declared(host: dict[str, Any], key: str) -> Any:
+    """What a host file declares of `key`, with its defaults (io_control: bfq)."""
+    if key == "device":
+        return {k: v for k, v in host["device"].items() if k not in DEVICE_OWN}
+    if key == "io_control":
+        return host.get("io_control", "bfq")
+    return host.get(key)
+
+
 def load_hosts(spec: str) -> list[dict[str, Any]]:
-    """Hosts from a comma-separated list of host files/names, or an inventory file that
-    lists host files under `hosts:` (paths relative to the inventory)."""
+    """Hosts from a comma-separated list of host files/names, pool files/names (their members,
+    each with `pool` set), or an inventory file that lists host or pool files under `hosts:`
+    (paths relative to the inventory)."""
     hosts = []
     for item in [s for s in spec.split(",") if s]:
-        path = Path(item)
-        document = read_document(path) if path.suffix in (".yaml", ".yml") else None
+        path = host_path(item)
+        document = read_document(path) if path.suffix in (".yaml", ".yml", ".json") else None
         if isinstance(document, dict) and "hosts" in document and "name" not in document:
             for entry in document["hosts"]:
-                hosts.append(load_host(str(path.parent / entry)))
+                hosts += load_entry(path.parent / entry)
+        elif is_pool(document):
+            hosts += load_pool(path)
         else:
             hosts.append(load_host(item))
     names = [h["name"] for h in hosts]
     if len(set(names)) != len(names):
         raise ConfigError(f"hosts {spec}: host names must be unique, got {names}")
+    pools = {h["pool"] for h in hosts if "pool" in h}
+    clash = sorted(pools & set(names))
+    if clash:
+        raise ConfigError(f"hosts {spec}: {clash[0]} names both a pool and a host; runs of "
+                          "both would land in one folder")
     if not hosts:
         raise ConfigError("hosts: no host given")
     return hosts
+
+
+def load_entry(path: Path) -> list[dict[str, Any]]:
+    """An inventory's entry: a host file, or a pool file's members."""
+    document = read_document(path) if path.suffix in (".yaml", ".yml", ".json") else None
+    return load_pool(path) if is_pool(document) else [load_host(str(path))]

@@ -24,12 +24,18 @@ CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
 @dataclass(frozen=True)
 class PlannedRun:
     campaign: str
-    host: str
+    host: str  # the folder its run lands in: the host's name, or its pool's
     run_id: str
     spec: dict[str, Any]
+    member: str = ""  # on a pool, the member it is dealt to (plan/deal.py)
 
     def folder(self, raw: Path) -> Path:
         return raw / self.campaign / self.host / self.run_id
+
+    @property
+    def lane(self) -> str:
+        """The host that runs it: one run at a time on each."""
+        return self.member or self.host
 
 
 def campaign_path(name_or_path: str) -> Path:

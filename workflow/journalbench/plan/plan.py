@@ -16,7 +16,7 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from typing import Any
 from journalbench import runfolder
 from journalbench.errors import ConfigError
 from journalbench.plan import campaign as campaigns
+from journalbench.plan import deal as deals
 from journalbench.plan import experiments
 from journalbench.plan.campaign import PlannedRun
 
@@ -61,14 +62,33 @@ class Plan:
                               f"{', '.join(sorted(wanted))}")
         return [run_id for run_id in ids if run_id in chosen]
 
-    def for_hosts(self, hosts: list[dict[str, Any]], claims: str = "",
-                  chunk: str = "") -> list[PlannedRun]:
-        """Each host runs the whole matrix (hosts are replicas, compared per host); `chunk`
-        keeps the runs of one part of it (chunk_filter)."""
+    def for_hosts(self, hosts: list[dict[str, Any]], claims: str = "", chunk: str = "",
+                  moved: Mapping[str, Mapping[str, str]] | None = None) -> list[PlannedRun]:
+        """Each host not pooled runs the whole matrix (hosts are replicas, compared per host);
+        a pool runs it once, each run dealt to one member (plan/deal.py), over the whole plan
+        whatever `claims` and `chunk` keep, so any part of it deals alike; `moved`: per pool,
+        the runs a lost member's re-deal gave to another (control/pools.py). `chunk` keeps the
+        runs of one part of the matrix (chunk_filter)."""
         specs = {run["run_id"]: run["spec"] for run in self.runs}
         keep = chunk_filter(chunk, self.campaign)
-        return [PlannedRun(self.campaign, host["name"], run_id, specs[run_id])
-                for host in hosts for run_id in self.run_ids(claims) if keep(specs[run_id])]
+        chosen = [run_id for run_id in self.run_ids(claims) if keep(specs[run_id])]
+        pools = deals.members_of(hosts)
+        dealt = {pool: {**self.deal(members), **(moved or {}).get(pool, {})}
+                 for pool, members in pools.items()}
+        found: list[PlannedRun] = []
+        for host in hosts:
+            pool = host.get("pool")
+            if not pool:
+                found += [PlannedRun(self.campaign, host["name"], run_id, specs[run_id])
+                          for run_id in chosen]
+            elif host["name"] == pools[pool][0]:  # the pool's runs once, at its first member
+                found += [PlannedRun(self.campaign, pool, run_id, specs[run_id],
+                                     dealt[pool][run_id]) for run_id in chosen]
+        return found
+
+    def deal(self, members: list[str]) -> dict[str, str]:
+        """run id -> member: every planned run dealt to the pool's members (plan/deal.py)."""
+        return deals.deal([(run["run_id"], run["spec"]) for run in self.runs], members)
 
 
 def chunk_filter(chunk: str, campaign: str) -> Callable[[dict[str, Any]], bool]:
