@@ -1,5 +1,6 @@
 # Runs the missing experiments of the campaign on its hosts, one at a time on each host
-# (profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N. Only when
+# (profiles/default sets lane_0..lane_31 = 1); hosts run in parallel with --cores N. A pool's
+# run lands under the pool's name and takes its member's lane (common.smk LANE_OF). Only when
 # this invocation measures (MEASURE, common.smk): reproducing the shipped data never does.
 
 
@@ -12,7 +13,7 @@ if MEASURE and MISSING:
             "data/raw/{campaign}/{host}/{run_id}/MANIFEST.json",
         wildcard_constraints:
             campaign=re.escape(CAMPAIGN),
-            host="|".join(re.escape(h) for h in LANES),
+            host="|".join(re.escape(h) for h in FOLDERS),
             run_id="|".join(re.escape(r.run_id) for r in MISSING),
         log:
             "logs/runs/{campaign}/{host}/{run_id}.log",

@@ -15,6 +15,7 @@ from snakemake.utils import validate
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from journalbench.control import hosts as jb_hosts
+from journalbench.control import pools as jb_pools
 from journalbench.plan import campaign as jb_campaign
 from journalbench.plan import plan as jb_plan
 from journalbench.errors import ConfigError
@@ -45,8 +46,11 @@ CAMPAIGN_FILE = jb_campaign.campaign_path(str(config["campaign"]))
 CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), keep=False)
 CAMPAIGN = CAMPAIGN_PLAN.campaign
 HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
+# a pool (a pool file among the hosts) runs the plan once, each run dealt to one member and
+# landing under the pool's name; a lost member's re-dealt runs are in the pool's record
 PLAN = CAMPAIGN_PLAN.for_hosts(HOSTS, str(config.get("claims", "")),
-                               str(config.get("chunk", "")))
+                               str(config.get("chunk", "")),
+                               jb_pools.moved(HOSTS, CAMPAIGN, Path("data/raw")))
 # Reproducing the shipped data (`make reproduce`: `snakemake --cores 1`, the campaign of
 # workflow/config.yaml) never starts an experiment; a campaign is measured when the command
 # names it (`--config campaign=...`, as every campaign command does), or with measure=true.
@@ -57,7 +61,11 @@ MEASURE = MEASURE.lower() == "true"
 # every invocation here, before a job starts, as do missing runs when nothing is measured.
 MISSING, DAMAGED = jb_campaign.unlanded(PLAN, Path("data/raw"))
 jb_campaign.check_unlanded(MISSING, DAMAGED, Path("data/raw"), MEASURE, str(config["campaign"]))
+# a lane per host, a pool's member included: each runs one run at a time, all in parallel
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
+# the folder each run lands in (a host's or a pool's name) and the lane that runs it
+FOLDERS = sorted({run.host for run in PLAN})
+LANE_OF = {(run.host, run.run_id): run.lane for run in PLAN}
 if len(HOSTS) > 32:
     raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in profiles/default)")
 # The rules' Python. With --use-conda each rule runs in the environment it declares (ENV), whose
@@ -106,8 +114,9 @@ MISSING_LIST = note_missing_runs(f"data/processed/{CAMPAIGN}/missing-runs.txt")
 
 
 def lane(index):
-    """Resource lane_<index> is 1 for runs on host <index>; the profile allows 1 of each."""
-    return lambda wildcards: int(LANES[wildcards.host] == index)
+    """Resource lane_<index> is 1 for runs on host <index> (a pool's run: on the member it is
+    dealt to); the profile allows 1 of each."""
+    return lambda wildcards: int(LANES[LANE_OF[(wildcards.host, wildcards.run_id)]] == index)
 
 
 # The pipeline's end (the Snakefile's onsuccess and onerror): a nested host boots once per

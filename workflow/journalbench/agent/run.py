@@ -97,13 +97,21 @@ def run_log(path: Path) -> Iterator[None]:
         handler.close()
 
 
+def recorded_host(host: dict[str, Any]) -> str:
+    """The host a run records (spec.json and host.json `host`, the tidy tables' and the
+    ledger's): its pool's name for a pool's member, which host.json records as `member`; the
+    member's own name still names its cgroups, state and lock."""
+    return str(host.get("pool") or host["name"])
+
+
 def host_facts(host: dict[str, Any], backend: cgroups.Backend, io_fields: dict[str, Any],
                device: disk.Device, fsync: dict[str, float],
                tools: dict[str, str]) -> dict[str, Any]:
     """host.json's set-up facts; `io_fields`: the I/O control's (IoControl.record)."""
     return {
         "hostname": socket.gethostname(),
-        "host": host["name"],
+        "host": recorded_host(host),
+        **({"member": host["name"]} if host.get("pool") else {}),
         "kernel": platform.release(),
         "cgroup_version": backend.version,
         "cgroup_root": str(backend.root),
@@ -198,7 +206,7 @@ def execute(spec: dict[str, Any], host: dict[str, Any], out: Path,
                          f"are cgroup v{backend.version}'s (a nested host boots as either: "
                          "its host file's nested.cgroup_versions)")
     out.mkdir(parents=True)
-    spec = {**spec, "run_id": runfolder.run_id(spec), "host": host["name"]}
+    spec = {**spec, "run_id": runfolder.run_id(spec), "host": recorded_host(host)}
     (out / runfolder.SPEC).write_text(json.dumps(spec, indent=1, sort_keys=True) + "\n")
     started = time.monotonic()
     facts: dict[str, Any] = {}

@@ -1,13 +1,15 @@
 """The campaign's commands: `plan` (data/plan/<campaign>.json), `dispatch` (one planned run,
-what Snakemake runs per missing run), `status` (runs done, ETA) and `unlock` (a killed
-Snakemake's stale lock) and `locate` (a landed run's folder)."""
+what Snakemake runs per missing run), `status` (runs done, ETA), `unlock` (a killed
+Snakemake's stale lock), `locate` (a landed run's folder) and `pool` (a pool's lost member:
+lose, rejoin, redeal)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from journalbench.control import dispatch, locks
+from journalbench.control import dispatch, locks, pools
+from journalbench.control.hosts import load_hosts
 from journalbench.errors import ConfigError
 from journalbench.plan import plan
 from journalbench.runfolder import locate
@@ -59,6 +61,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     finder.add_argument("--host")
     finder.add_argument("--raw", type=Path, default=Path("data/raw"))
     finder.set_defaults(func=cmd_locate)
+    pool = subparsers.add_parser(
+        "pool", help="a pool's lost member: lose, rejoin, or deal its runs to the others",
+        description="A member of a pool that fails (cannot be reached, refuses check-host) "
+                    "takes no more runs: dispatch marks one it cannot reach, `lose` one you "
+                    "know broken. Its runs not yet landed wait until `redeal` deals them to "
+                    "the pool's other members (recorded in data/raw/<campaign>/<pool>/"
+                    "pool.json, read by every later step) or `rejoin` takes it back. Landed "
+                    "runs never move or run again.")
+    pool.add_argument("action", choices=("lose", "rejoin", "redeal"))
+    pool.add_argument("--campaign", required=True)
+    pool.add_argument("--hosts", required=True, help="the pool (name or file) or an inventory")
+    pool.add_argument("--member", required=True)
+    pool.add_argument("--pool", help="which pool, when HOSTS lists several")
+    pool.add_argument("--why", default="marked lost by hand", help="lose: why (recorded)")
+    pool.add_argument("--raw", type=Path, default=Path("data/raw"))
+    pool.set_defaults(func=cmd_pool)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -99,4 +117,30 @@ def cmd_unlock(args: argparse.Namespace) -> int:
 
 def cmd_locate(args: argparse.Namespace) -> int:
     print(locate(args.raw, args.run, args.campaign, args.host))
+    return 0
+
+
+def cmd_pool(args: argparse.Namespace) -> int:
+    hosts = load_hosts(args.hosts)
+    named = [h for h in hosts if h["name"] == args.member and h.get("pool")]
+    if not named or (args.pool and named[0]["pool"] != args.pool):
+        raise ConfigError(f"hosts {args.hosts}: no pool member {args.member}"
+                          + (f" in pool {args.pool}" if args.pool else ""))
+    pool = named[0]["pool"]
+    campaign = plan.current(args.campaign).campaign
+    if args.action == "lose":
+        pools.lose(args.raw, campaign, pool, args.member, args.why)
+        print(f"pool {pool}: member {args.member} is lost: its runs wait "
+              f"(`journalbench pool redeal` deals them to the others)")
+    elif args.action == "rejoin":
+        print(pools.rejoin(args.raw, campaign, pool, args.member))
+    else:
+        runs = dispatch.planned_runs(args.campaign, hosts, args.raw)
+        moved, to = pools.redeal(runs, pools.members(hosts, pool), args.raw, pool, args.member)
+        print(f"pool {pool}: {moved} runs of {args.member} dealt to "
+              + (", ".join(f"{m} ({n})" for m, n in sorted(to.items())) or "no one")
+              + "; run the campaign again to measure them")
+    for line in dispatch.status(args.campaign, args.hosts, args.raw):
+        if line.startswith(f"pool {pool}"):
+            print(line)
     return 0

@@ -18,7 +18,8 @@ from journalbench.errors import ConfigError
 # module (the others' imports, paramiko and jsonschema among them, were a quarter of a second
 # of every pipeline step); --help and an unknown command import them all
 COMMAND_MODULES = {
-    "journalbench.cli.campaign": ("plan", "dispatch", "status", "unlock", "locate"),
+    "journalbench.cli.campaign": ("plan", "dispatch", "status", "unlock", "locate",
+                                  "pool"),
     "journalbench.cli.tidy": ("tidy",),
     "journalbench.cli.claims": ("claims", "power"),
     "journalbench.cli.remote": ("check-host", "deploy", "run-remote", "recover",

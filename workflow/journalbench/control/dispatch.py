@@ -5,6 +5,10 @@ transport (SSH, or Local for `transport: local`). The run is fetched into `<run_
 to its final folder and renamed only once its manifest verifies, so `data/raw` only ever holds
 complete runs or nothing. Snakemake calls this once per missing run; it also prints campaign
 progress and an ETA.
+
+On a pool (control/pools.py) the run goes to the member it is dealt to and lands under the
+pool's name; a member that cannot be reached is marked lost and its runs wait (refused at
+once) until `journalbench pool redeal` deals them to the others or `pool rejoin` takes it back.
 """
 
 from __future__ import annotations
@@ -18,12 +22,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from journalbench import runfolder
+from journalbench.control import pools
 from journalbench.control.hosts import load_hosts
 from journalbench.control.progress import eta_seconds
 from journalbench.control.runremote import run_remote
+from journalbench.control.transport import CommandFailed, CommandTimeout, TransportError
 from journalbench.errors import AgentError
+from journalbench.plan import deal as deals
 from journalbench.plan import plan as plans
 from journalbench.plan.campaign import PlannedRun, missing, unlanded
 
@@ -94,37 +102,95 @@ def controller_lane(host: str) -> Iterator[None]:
         yield
 
 
+def planned_runs(campaign: str, hosts: list[dict[str, Any]], raw: Path, claims: str = "",
+                 chunk: str = "") -> list[PlannedRun]:
+    """The campaign's runs on `hosts`, each pool's dealt as its record says (re-deals)."""
+    plan = plans.current(campaign)
+    return plan.for_hosts(hosts, claims, chunk, pools.moved(hosts, plan.campaign, raw))
+
+
+def pool_lines(runs: list[PlannedRun], left: list[PlannedRun], hosts: list[dict[str, Any]],
+               raw: Path) -> list[str]:
+    """Per pool: a line per member (runs done and left, its ETA, or lost and since when) and
+    the pool's (its ETA: its slowest member's, the members running in parallel)."""
+    lines = []
+    campaign = runs[0].campaign if runs else ""
+    lost = pools.lost_members(hosts, campaign, raw)
+    for pool, members in deals.members_of(hosts).items():
+        mine = [r for r in runs if r.host == pool]
+        mine_left = [r for r in left if r.host == pool]
+        landed = folders(mine, mine_left, raw)
+        etas = []
+        for member in members:
+            theirs = [r for r in mine if r.member == member]
+            waiting = [r for r in mine_left if r.member == member]
+            line = (f"pool {pool} member {member}: {len(theirs) - len(waiting)}/{len(theirs)} "
+                    f"runs done, {len(waiting)} left")
+            if member in lost[pool]:
+                since = lost[pool][member]
+                line += (f", lost since {since['at']} ({since['why']}): its runs wait "
+                         f"(`journalbench pool redeal --member {member}` deals them to the "
+                         "others)")
+            else:
+                eta = eta_seconds(waiting, *landed)
+                etas.append(eta)
+                line += f", ETA {hms(eta)}"
+            lines.append(line)
+        lines.append(f"pool {pool}: {len(mine) - len(mine_left)}/{len(mine)} runs done, "
+                     f"{len(mine_left)} left, ETA {hms(max(etas, default=0.0))} "
+                     f"({len(members) - len(lost[pool])} of {len(members)} members in "
+                     "parallel)")
+    return lines
+
+
 def status(campaign: str, hosts: str, raw: Path, claims: str = "",
            device: str | None = None) -> list[str]:
     """Where a campaign stands on its hosts: runs done and left with an ETA, the whole plan's
-    time (on `device` instead of its own, if given), and a line per damaged run folder (the
-    campaign stops on it)."""
-    runs = plans.current(campaign).for_hosts(load_hosts(hosts), claims)
+    time (on `device` instead of its own, if given), on a pool each member's and the pool's
+    progress and ETA, and a line per damaged run folder (the campaign stops on it)."""
+    loaded = load_hosts(hosts)
+    runs = planned_runs(campaign, loaded, raw, claims)
     left, damaged = unlanded(runs, raw)  # once for every line
     return [progress_line(runs[0].campaign if runs else campaign, runs, left, raw),
             planned_line(runs, left, raw, device),
+            *pool_lines(runs, left, loaded, raw),
             *(runfolder.damage_line(r.folder(raw), f"no {runfolder.MANIFEST}") for r in damaged)]
 
 
 def dispatch(campaign: str, hosts: str, host_name: str, run_id: str, raw: Path,
              claims: str = "") -> None:
-    """Run one planned run of the campaign on its host and land it in `raw`."""
-    by_name = {h["name"]: h for h in load_hosts(hosts)}
-    runs = plans.current(campaign).for_hosts(list(by_name.values()), claims)
+    """Run one planned run of the campaign on its host (on a pool: the member it is dealt to)
+    and land it in `raw`."""
+    loaded = load_hosts(hosts)
+    by_name = {h["name"]: h for h in loaded}
+    runs = planned_runs(campaign, loaded, raw, claims)
     matches = [r for r in runs if r.host == host_name and r.run_id == run_id]
     if not matches:
         raise AgentError(f"run {run_id} on {host_name} is not in campaign {campaign}")
     run = matches[0]
-    host = by_name[host_name]
+    host = by_name[run.lane]
     final = run.folder(raw)
     refuse_landed(final)
+    if run.member:
+        pools.refuse_lost(raw, run)
     partial = final.with_name(final.name + runfolder.PARTIAL)
     if partial.exists():
         shutil.rmtree(partial)  # left by an interrupted attempt: never analysed, re-run now
     with controller_lane(host["name"]):
-        print(progress_line(run.campaign, runs, missing(runs, raw), raw), file=sys.stderr)
+        shown = [r for r in runs if r.lane == run.lane] if run.member else runs
+        print(progress_line(run.campaign, shown, missing(shown, raw), raw)
+              + (f" (pool {run.host} member {run.member})" if run.member else ""),
+              file=sys.stderr)
         started = time.monotonic()
-        run_remote(host, run.spec, partial)
+        try:
+            run_remote(host, run.spec, partial)
+        except TransportError as error:
+            # unreachable after the transport's attempts (not a command that failed or ran
+            # too long, which is the run's): it takes no more runs
+            if run.member and not isinstance(error, CommandTimeout | CommandFailed):
+                pools.lose(raw, run.campaign, run.host, run.member, str(error))
+            raise
         land(partial, final)
-    print(f"run {run.run_id} on {host['name']} done in {time.monotonic() - started:.1f} s",
+    where = f"{run.member} (pool {run.host})" if run.member else host["name"]
+    print(f"run {run.run_id} on {where} done in {time.monotonic() - started:.1f} s",
           file=sys.stderr)

@@ -87,6 +87,7 @@ HOST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
     ("calibration_drift", "float64"), ("container_volume", "string"),
     ("outer_qemu_cpu_share", "float64"), ("outer_busy_share", "float64"),
+    ("member", "string"),
 )
 RUNS_COLUMNS = (*RUN_COLUMNS, *TOOL_COLUMNS, *SHARE_COLUMNS, *GUEST_COLUMNS, *HOST_COLUMNS)
 NO_TOOL = dict.fromkeys(column for column, _ in TOOL_COLUMNS)
@@ -182,6 +183,7 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
         "io_control": io_control(host, path),
         **device_columns(host, path),
         "container_volume": container_volume(host, arm),
+        "member": member(host, path),
     }
 
 
@@ -197,6 +199,12 @@ def outer_columns(folder: Path) -> dict[str, Any]:
     return {"outer_qemu_cpu_share": float(need(found, "qemu_cpu_share", path, number)),
             "outer_busy_share": float(need(found, "busy_share", path, number)),
             "emulator_cpu_share": float(need(found, "emulator_cpu_share", path, number))}
+
+
+def member(host: dict[str, Any], path: Path) -> str | None:
+    """The pool member that ran the run (host.json `member`; `host` is then the pool's name);
+    null for a host not pooled."""
+    return str(need(host, "member", path, str)) if "member" in host else None
 
 
 def container_volume(host: dict[str, Any], arm: str) -> str | None:
