@@ -218,10 +218,19 @@ def counted(text: Any, what: str) -> str:
     return f"; {what}: {n}" if n else ""
 
 
+def pool_text(row: Mapping[str, Any]) -> str:
+    """A pool check's member blocks and agreement ("" off a pool)."""
+    members, agreed = row.get("members"), row.get("agreement")
+    if not isinstance(members, str) or not members:
+        return ""
+    return (f"; member blocks (values): {members}"
+            + (f"; agreement: {agreed}" if isinstance(agreed, str) and agreed else ""))
+
+
 def check_item(row: Mapping[str, Any]) -> str:
     head = f"**{row['test']}** ({row['part']} half)"
     if row["status"] != MEASURED:
-        return f"{head}: {row['status']}: {without_run_ids(row['why_not'])}"
+        return f"{head}: {row['status']}: {without_run_ids(row['why_not'])}{pool_text(row)}"
     shown = values_text(row)
     shown = f" = {shown}" if shown else ""
     scope = f"; this testbed differs in: {row['differs']}" if row["differs"] else ""
@@ -232,7 +241,47 @@ def check_item(row: Mapping[str, Any]) -> str:
     return (f"{head}: **{row['outcome']}**: ours {effect_text(row)}{tost}{shown} "
             f"(n {row['n']}), thesis {row['thesis']}; {row['test_name']}: p = "
             f"{row['p_for']:.3g} (opposite: {row['p_against']:.3g}); smallest detectable "
-            f"{detectable_text(row)}{scope}; {runs}")
+            f"{detectable_text(row)}{scope}; {runs}{pool_text(row)}")
+
+
+def pool_blocks(claims: pd.DataFrame, checks: pd.DataFrame) -> list[Block]:
+    """Per pool family: its members with their runs, how the statistics treat them, and the
+    agreement check's outcomes counted, each member that differs named with its checks.
+    Nothing in a ledger without a pool."""
+    if "members" not in claims or claims["members"].isna().all():
+        return []
+    from journalbench.judge.claims.agreement import AGREES, DIFFERS, UNDETERMINED
+
+    blocks: list[Block] = [
+        ("h2", "Pools: member blocks and agreement"),
+        ("p", "A pool's runs are one family, dealt so that every condition's repetitions "
+              "spread evenly over its members. Every check's statistic is stratified by "
+              "member, each a fixed block (the contrast within each member, combined; the "
+              "spread within members; with one member, the test itself). The agreement check "
+              "compares each member's effect with the other members' on the check's scale: "
+              f"*{DIFFERS}* where its 90% interval lies entirely beyond x{STABLE_RATIO} (a "
+              f"ratio) or {SHARE_MARGIN} share points (Holm over the family's checks and "
+              f"members), *{AGREES}* where it lies within, *{UNDETERMINED}* otherwise. A check "
+              "with a member that differs is not testable here rather than pooled "
+              "(docs/hosts.md).")]
+    for _, row in claims.dropna(subset=["members"]).drop_duplicates(FAMILY).iterrows():
+        mine = checks
+        for key in FAMILY:
+            mine = mine[mine[key] == row[key]]
+        lines = mine["agreement"].dropna() if "agreement" in mine else pd.Series(dtype=str)
+        comparisons = [part for line in lines for part in str(line).split("; ") if part]
+        counts = {o: sum(part.split(" ")[1].rstrip(":") == o for part in comparisons)
+                  for o in (AGREES, UNDETERMINED, DIFFERS)}
+        differing = [f"{test}: {part}" for test, line in zip(mine["test"], mine.get(
+            "agreement", pd.Series(index=mine.index, dtype=object)), strict=True)
+            if isinstance(line, str) for part in line.split("; ")
+            if part.split(" ")[1:2] == [f"{DIFFERS}:"]]
+        blocks.append(("p", f"**{family_name(row)}**: members {row['members']}; member "
+                            "comparisons: " + ", ".join(f"{n} {o}" for o, n in counts.items())
+                            + "."))
+        if differing:
+            blocks.append(("ul", differing))
+    return blocks
 
 
 def claim_blocks(claim: str, claims: list[dict], checks: dict[tuple, list[dict]], figures: str,
@@ -294,7 +343,7 @@ def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd
              figures: str, root: Path, evidence: pd.DataFrame | None = None) -> list[Block]:
     blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
                            *changes_blocks(claims), *factors_blocks(evidence),
-                           *starvation_blocks(starved)]
+                           *pool_blocks(claims, checks), *starvation_blocks(starved)]
     # rows grouped once: selecting them from the frames claim by claim was most of the time
     rows: dict[str, list[dict]] = {}
     for row in claims.to_dict("records"):

@@ -18,17 +18,21 @@ Kinds (each a t statistic, journalbench.judge.stats.TStat, read in both directio
   EQUIVALENT's TOST).
 - DIFFERENCE: a vs b from different runs on the share scale (Welch): effect = a's mean share
   minus b's; for shares that may be 0 (a starved tenant), which no log takes.
+
+On a pool (runs with a `member`, two members or more) each statistic is stratified by member,
+each member a block (judge/blocked.py: the same test within members, combined); with one
+member, or none, it is the test above unchanged.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from journalbench.judge import stats
+from journalbench.judge import blocked, stats
 from journalbench.judge.claims import scope
 
 RATIO, PAIRED, TREND, EQUIVALENT, SHARE = "ratio", "paired", "trend", "equivalent", "share"
@@ -77,6 +81,19 @@ class Check:
     column: str = ""  # the runs-table column its values come from (their unit)
     since: str = ""  # the rule (rules.py) that brought it in; "" for always
     until: str = ""  # the rule that replaced it: judged only to list what that rule changed
+    # on a pool: the member that made each value of a (and b): the blocks of its statistic
+    members_a: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
+    members_b: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
+
+    @property
+    def members(self) -> list[str]:
+        """The pool members its values come from (none off a pool), sorted."""
+        return sorted({str(m) for m in (*self.members_a, *self.members_b)})
+
+    @property
+    def blocked(self) -> bool:
+        """Whether its statistic is stratified by member: values of two members or more."""
+        return len(self.members) >= 2
 
     @cached_property
     def testbed(self) -> scope.Testbed:
@@ -117,13 +134,23 @@ def off_log_scale(check: Check) -> str:
             if bad else "")
 
 
+def members_of(rows: pd.DataFrame, column: str) -> np.ndarray:
+    """The pool member of each value `values(rows[column])` keeps; empty off a pool (no
+    `member` column, or no member recorded)."""
+    if "member" not in rows or rows["member"].isna().all():
+        return np.array([], dtype=object)
+    return rows.loc[rows[column].notna(), "member"].to_numpy(dtype=object)
+
+
 def ratio(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame, column: str,
           direction: int = 1, **options: object) -> Check:
     # concat costs ~1 ms even of empty frames, and most checks of a family have a side empty
     rows = (rows_a if rows_b.empty else rows_b if rows_a.empty
             else pd.concat([rows_a, rows_b]))
     return Check(claim, label, RATIO, rows, values(rows_a[column]),
-                 values(rows_b[column]), direction=direction, column=column, **options)
+                 values(rows_b[column]), direction=direction, column=column,
+                 members_a=members_of(rows_a, column), members_b=members_of(rows_b, column),
+                 **options)
 
 
 def paired(claim: str, label: str, rows: pd.DataFrame, column: str, tenant_a: str,
@@ -132,8 +159,13 @@ def paired(claim: str, label: str, rows: pd.DataFrame, column: str, tenant_a: st
     wide = rows.pivot_table(index="run_id", columns="tenant", values=column, aggfunc="first")
     wide = wide.reindex(columns=[tenant_a, tenant_b]).dropna()
     used = rows[rows["run_id"].isin(wide.index)]
+    members = np.array([], dtype=object)
+    if "member" in rows and not rows["member"].isna().all():
+        by_run = used.groupby("run_id")["member"].first()
+        members = by_run.reindex(wide.index).to_numpy(dtype=object)
     return Check(claim, label, PAIRED, used, values(wide[tenant_a]),
-                 values(wide[tenant_b]), direction=direction, column=column, **options)
+                 values(wide[tenant_b]), direction=direction, column=column,
+                 members_a=members, members_b=members, **options)
 
 
 def trend(claim: str, label: str, rows: pd.DataFrame, column: str, by: str,
@@ -141,7 +173,8 @@ def trend(claim: str, label: str, rows: pd.DataFrame, column: str, by: str,
     used = rows[rows[by].isin(order)].dropna(subset=[column])
     levels = np.array([order.index(v) for v in used[by]], dtype=float)
     return Check(claim, label, TREND, used, values(used[column]),
-                 levels=levels, direction=direction, column=column, **options)
+                 levels=levels, direction=direction, column=column,
+                 members_a=members_of(used, column), **options)
 
 
 def margined(kind: str, claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
@@ -161,14 +194,15 @@ def equivalent(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFram
 def share(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
           margin: float = SHARE_MARGIN, **options: object) -> Check:
     return Check(claim, label, SHARE, rows, values(rows[column]),
-                 target=target, margin=margin, interest=margin, column=column, **options)
+                 target=target, margin=margin, interest=margin, column=column,
+                 members_a=members_of(rows, column), **options)
 
 
 def level(claim: str, label: str, rows: pd.DataFrame, column: str, target: float,
           direction: int, **options: object) -> Check:
     return Check(claim, label, LEVEL, rows, values(rows[column]),
                  target=target, direction=direction, interest=SHARE_MARGIN, column=column,
-                 **options)
+                 members_a=members_of(rows, column), **options)
 
 
 def difference(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame,
@@ -187,13 +221,27 @@ def not_worse(claim: str, label: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame
 
 def enough(check: Check) -> bool:
     if check.kind in TWO_SAMPLE:
-        return check.a.size >= 2 and check.b.size >= 2
-    if check.kind == TREND:
-        return check.a.size >= 3 and np.unique(check.levels).size >= 2
-    return check.a.size >= 2
+        found = check.a.size >= 2 and check.b.size >= 2
+    elif check.kind == TREND:
+        found = check.a.size >= 3 and np.unique(check.levels).size >= 2
+    else:
+        found = check.a.size >= 2
+    return found and (not check.blocked or blocked_enough(check))
+
+
+def blocked_enough(check: Check) -> bool:
+    """Whether a pool's check has what its blocked statistic needs: a member with runs of both
+    sides and a degree of freedom within members (a trend: levels varying within one)."""
+    try:
+        statistic(check)
+    except ValueError:
+        return False
+    return True
 
 
 def statistic(check: Check) -> tuple[stats.TStat, str]:
+    if check.blocked:
+        return blocked_statistic(check)
     if check.kind == DIFFERENCE:
         return stats.welch_t(check.a, check.b), "two-sample"
     if check.kind in (RATIO, EQUIVALENT, NOT_WORSE):
@@ -203,6 +251,34 @@ def statistic(check: Check) -> tuple[stats.TStat, str]:
     if check.kind == TREND:
         return stats.slope_t(check.levels, np.log(check.a)), "slope"
     return stats.one_sample_t(check.a), "one-sample"
+
+
+def blocked_statistic(check: Check) -> tuple[stats.TStat, str]:
+    """statistic() with each pool member a block (judge/blocked.py)."""
+    a, b = check.members_a, check.members_b
+    if check.kind == DIFFERENCE:
+        return blocked.blocked_two_sample(check.a, check.b, a, b), "two-sample"
+    if check.kind in (RATIO, EQUIVALENT, NOT_WORSE):
+        return (blocked.blocked_two_sample(np.log(check.a), np.log(check.b), a, b),
+                "two-sample")
+    if check.kind == PAIRED:
+        return blocked.blocked_one_sample(np.log(check.a / check.b), a), "one-sample"
+    if check.kind == TREND:
+        return blocked.blocked_slope(check.levels, np.log(check.a), a), "slope"
+    return blocked.blocked_one_sample(check.a, a), "one-sample"
+
+
+def of_members(check: Check, keep: set[str]) -> Check:
+    """The check on the values of the members `keep` alone (the agreement check's member, or
+    the others)."""
+    in_a = np.isin(check.members_a.astype(str), list(keep))
+    in_b = (np.isin(check.members_b.astype(str), list(keep)) if check.members_b.size
+            else np.array([], dtype=bool))
+    return replace(check, a=check.a[in_a], b=check.b[in_b] if check.b.size else check.b,
+                   levels=check.levels[in_a] if check.levels.size else check.levels,
+                   members_a=check.members_a[in_a],
+                   members_b=check.members_b[in_b] if check.members_b.size
+                   else check.members_b)
 
 
 def evaluate(check: Check, alpha: float = ALPHA) -> Result:

@@ -20,6 +20,12 @@ step-down. Verdicts, fixed before data except where rules.py dates a change:
 - not testable here: nothing measured could be judged because a precondition of the testbed is
   not met (preconditions.py).
 
+A pool (runs with a `member`: docs/hosts.md) is one family: its checks' statistics take each
+member as a block (judge/blocked.py), its members recorded the same facts or it is refused
+(agreement.refuse_unlike), and a check whose members disagree beyond its margin is not pooled
+but not testable here (agreement.py); its rows name the member blocks and every member's
+comparison (`members`, `agreement`, only in a ledger with a pool).
+
 Every verdict on measured parts carries its testbed (rule symmetric, 2026-11-27): "like the
 thesis's" when the parts it rests on differ from the thesis's testbed in no factor their
 claim depends on (scope.py), else the factors in which it differs, whichever way the result
@@ -37,7 +43,15 @@ import numpy as np
 import pandas as pd
 
 from journalbench.judge import stats
-from journalbench.judge.claims import dbruns, legacy, preconditions, registry, rules, scope
+from journalbench.judge.claims import (
+    agreement,
+    dbruns,
+    legacy,
+    preconditions,
+    registry,
+    rules,
+    scope,
+)
 from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.checks import (
     ALPHA,
@@ -150,9 +164,28 @@ def check_row(claim: str, check: Check, starved: dict[str, str],
     row["base_status"], row["base_why"] = base_status(check, regime)
     row["rule_why"] = {rule: why for rule, test in PRECONDITION_RULES.items()
                        if (why := test(check))}
+    if check.blocked:  # a pool's: its member blocks, each member against the others
+        row["members"] = agreement.blocks(check)
+        row[COMPARED] = agreement.compare(check) if row["base_status"] == MEASURED else []
     if row["base_status"] == MEASURED:
         row.update(vars(evaluate(check)))
     return row
+
+
+COMPARED = "_compared"  # a pool check's member comparisons, until the family is judged
+
+
+def pool_agreement(rows: list[dict]) -> None:
+    """A pool family's agreement check (agreement.py), Holm over its checks' members: each
+    pool check's `agreement` line; a check whose members differ is not testable here."""
+    pooled = [row for row in rows if COMPARED in row]
+    agreement.judge([row[COMPARED] for row in pooled])
+    for row in pooled:
+        compared = row.pop(COMPARED)
+        row["agreement"] = agreement.summary(row["kind"], compared)
+        why = agreement.disagreement(row["kind"], compared)
+        if why and row["base_status"] == MEASURED:
+            row["base_status"], row["base_why"] = NOT_TESTABLE, why
 
 
 def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str, str],
@@ -363,6 +396,7 @@ def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.D
     effect and outcome; the claims' `changes` say what each dated rule changed."""
     flags = run_flags(starved)
     rows = check_rows(runs, experiments, flags, regime)
+    pool_agreement(rows)
     claims, checks = judge(rows, flags, regime, ALL_RULES)
     claims["changes"] = rule_changes(rows, flags, regime, claims)
     table = pd.DataFrame(checks).drop(columns=["rule_why", "base_status", "base_why"])
@@ -556,6 +590,15 @@ def family_facts(family: pd.DataFrame) -> dict[str, str]:
     return {"hostnames": joined("hostname"), "kernels": joined("kernel")}
 
 
+def pool_facts(family: pd.DataFrame) -> dict[str, str]:
+    """A pool family's members with their runs ("m1 (40 runs), m2 (39 runs)"); nothing for a
+    host not pooled (its tables keep their columns)."""
+    if "member" not in family or family["member"].nunique() < 2:
+        return {}
+    runs = family.groupby("member", sort=True)["run_id"].nunique()
+    return {"members": ", ".join(f"{m} ({n} runs)" for m, n in runs.items())}
+
+
 def same_device(runs: pd.DataFrame, host: str, profile: str) -> pd.DataFrame:
     """Runs of one device: the same host, machine (hostname) and device profile. Its journal
     regime is the device's, not the campaign's (the calibration is kept per host and profile
@@ -595,8 +638,10 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
         device = same_device(devices[devices["hostname"].isin(set(family["hostname"]))],
                              labels["host"], labels["device_profile"])
         regime = preconditions.journal_regime(device)
+        agreement.refuse_unlike(family, labels)
         claim_table, check_table = family_verdicts(family, experiments, mine, regime)
-        claims.append(claim_table.assign(**labels, **family_facts(family)))
+        claims.append(claim_table.assign(**labels, **family_facts(family),
+                                         **pool_facts(family)))
         checks.append(check_table.assign(**labels))
     if not claims:
         raise ValueError("no runs: nothing to judge")
