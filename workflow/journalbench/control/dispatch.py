@@ -128,9 +128,10 @@ def pool_lines(runs: list[PlannedRun], left: list[PlannedRun], hosts: list[dict[
                     f"runs done, {len(waiting)} left")
             if member in lost[pool]:
                 since = lost[pool][member]
-                line += (f", lost since {since['at']} ({since['why']}): its runs wait "
-                         f"(`journalbench pool redeal --member {member}` deals them to the "
-                         "others)")
+                line += f", lost since {since['at']} ({since['why']})"
+                if waiting:
+                    line += (": its runs wait (`journalbench pool redeal --member "
+                             f"{member}` deals them to the others)")
             else:
                 eta = eta_seconds(waiting, *landed)
                 etas.append(eta)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -60,19 +59,21 @@ def read(raw: Path, campaign: str, pool: str) -> Record:
 
 @contextmanager
 def changing(raw: Path, campaign: str, pool: str) -> Iterator[Record]:
-    """The record, locked against this controller's other dispatches, written back
-    atomically."""
-    lock = Path(tempfile.gettempdir()) / f"journalbench-pool-{campaign}-{pool}.lock"
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    """The record, locked against this controller's other dispatches (a lock on the pool's
+    folder: no lock file left anywhere), written back atomically."""
+    path = record_path(raw, campaign, pool)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
         record = read(raw, campaign, pool)
         yield record
-        path = record_path(raw, campaign, pool)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{POOL}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"lost": record.lost, "moved": record.moved,
                                    "events": record.events}, indent=1, sort_keys=True) + "\n")
         tmp.rename(path)
+    finally:
+        os.close(folder)  # and the lock with it
 
 
 def now() -> str:
