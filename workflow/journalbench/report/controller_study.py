@@ -266,7 +266,8 @@ def writeback(runs: pd.DataFrame, experiments: pd.DataFrame,
     30% buffered no-fsync neighbour over beside a direct one (a ratio of geometric means); and
     per arm and preset, that ratio's change from v1/bfq to v2/bfq (a ratio of ratios: the
     write-back factor, measured)."""
-    buffered = study_rows(runs, experiments, "writeback", study)
+    buffered = pd.concat([study_rows(runs, experiments, "writeback-high-fsync-victim", study),
+                          study_rows(runs, experiments, "writeback-low-fsync-victim", study)])
     direct = pd.concat([study_rows(runs, experiments, "high-fsync-victim", study),
                         study_rows(runs, experiments, "low-fsync-victim", study)])
     rows = pd.concat([buffered, direct[direct["beside"] == "no-fsync"]])
