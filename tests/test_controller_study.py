@@ -1,7 +1,8 @@
-"""The controller study's test (report/controller_study.py), fixed before thesis-v2's first
-run: on the shipped thesis-hdd checks (v1/bfq) and copies of them standing in for the v2
-families, a check whose effect is unchanged does not depend on the testbed, one whose effect
-moved by far more than its interval does, on the scale of its kind."""
+"""The controller study (report/controller_study.py): on the shipped thesis-hdd checks (the
+host testbed) and copies of them standing in for the nested host's three testbeds, a check
+whose effect is unchanged does not depend on the factor, one whose effect moved by far more
+than its interval does, on the scale of its kind; only the one-factor contrasts are tested.
+Its own conditions' tables on small hand-made runs whose answer is known."""
 
 from __future__ import annotations
 
@@ -20,97 +21,156 @@ PROCESSED = REPO / "data" / "processed" / "thesis-hdd"
 
 
 @pytest.fixture(scope="module")
-def shipped() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """thesis-hdd's tests table and runs (v1/bfq), as the notebooks read them."""
+def shipped() -> pd.DataFrame:
+    """thesis-hdd's tests table (the host testbed, v1/bfq), as the notebooks read it."""
     from journalbench.judge import claims
     from journalbench.report import views
 
     runs, _, experiments = views.load(PROCESSED, REPO / "data" / "raw" / "thesis-hdd")
-    return claims.tests_of(PROCESSED, runs, experiments), runs
+    return claims.tests_of(PROCESSED, runs, experiments)
 
 
-def as_v2(tests: pd.DataFrame, runs: pd.DataFrame, io_control: str,
-          moved: dict[str, float] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The same checks and runs as a family of a v2 host under `io_control`; `moved`: test ->
-    how far its effect moves (a factor for a ratio, a difference for a share), interval too."""
-    tests = tests.assign(campaign="thesis-v2", host="nested", io_control=io_control)
+def as_nested(tests: pd.DataFrame, version: int, io_control: str,
+              moved: dict[str, float] | None = None) -> pd.DataFrame:
+    """The same checks as a family of the study's campaign; `moved`: test -> how far its
+    effect moves (a factor for a ratio, a difference for a share), interval too."""
+    tests = tests.assign(campaign=study.STUDY, host="nested", cgroup_version=version,
+                         io_control=io_control)
     for test, by in (moved or {}).items():
         mine = tests["test"] == test
         share = tests.loc[mine, "kind"].isin(SHARE_KINDS)
         for column in ("effect", "low", "high"):
             values = tests.loc[mine, column]
             tests.loc[mine, column] = np.where(share, values + by, values * by)
-    runs = runs.assign(campaign="thesis-v2", host="nested", io_control=io_control,
-                       cgroup_version=2)
-    return tests, runs
+    return tests
 
 
 def test_the_studied_claims_exist_and_the_testbeds_are_named_in_order() -> None:
     assert set(study.CLAIMS) <= set(CLAIMS)
-    assert study.TESTBEDS[0] == study.BASELINE == study.testbed_of(1, "bfq")
-    assert study.testbed_of(2, "iocost") == "v2/iocost"
+    assert study.testbed_of(study.HOST_CAMPAIGN, 1, "bfq") == study.HOST_BED == study.TESTBEDS[0]
+    assert study.testbed_of(study.STUDY, 2, "iocost") == "v2/iocost"
+    assert study.testbed_of("thesis-v2", 2, "iocost") is None  # not a testbed of the study
+    assert {c.first for c in study.CONTRASTS} | {c.other for c in study.CONTRASTS} == set(
+        study.TESTBEDS)
 
 
-def test_an_unchanged_effect_does_not_depend_and_a_moved_one_does(shipped) -> None:
-    tests, runs = shipped
+def test_a_moved_effect_depends_an_unchanged_one_does_not(shipped) -> None:
+    tests = shipped
     measured = tests[(tests["status"] == "measured") & tests["claim"].isin(study.CLAIMS)]
     ratio = measured[~measured["kind"].isin(SHARE_KINDS)].iloc[0]["test"]
     share = measured[measured["kind"].isin(SHARE_KINDS)].iloc[0]["test"]
-    bfq2 = as_v2(tests, runs, "bfq")
-    iocost = as_v2(tests, runs, "iocost", moved={ratio: 2.0, share: 0.25})
-    both = [pd.concat([tests, bfq2[0], iocost[0]]), pd.concat([runs, bfq2[1], iocost[1]])]
-    effects = study.effects(*both)
-    assert set(effects["testbed"]) == set(study.TESTBEDS)
+    beds = [tests, as_nested(tests, 1, "bfq"), as_nested(tests, 2, "bfq"),
+            as_nested(tests, 2, "iocost", moved={ratio: 2.0, share: 0.25})]
+    effects = study.effects(pd.concat(beds))
+    assert list(effects["testbed"].cat.categories) == list(study.TESTBEDS)
     table = study.dependence(effects)
     assert list(table.columns) == study.COLUMNS
-    same = table[table["to"] == "v2/bfq"]
-    assert len(same) == len(measured) and not same["depends"].any()
-    assert np.allclose(same.loc[same["scale"] == "ratio", "change"], 1.0)
-    assert np.allclose(same.loc[same["scale"] == "difference", "change"], 0.0)
-    assert same["p"].min() == pytest.approx(1.0)
-    moved = table[(table["to"] == "v2/iocost")].set_index("test")
+    version = table[table["factor"] == "cgroup version"]
+    assert len(version) == len(measured) and not version["depends"].any()
+    assert np.allclose(version.loc[version["scale"] == "ratio", "change"], 1.0)
+    assert np.allclose(version.loc[version["scale"] == "difference", "change"], 0.0)
+    moved = table[table["factor"] == "I/O controller"].set_index("test")
     assert moved.loc[ratio, "change"] == pytest.approx(2.0)
     assert moved.loc[ratio, "low"] < 2.0 < moved.loc[ratio, "high"]
     assert moved.loc[share, "scale"] == "difference"
     assert moved.loc[share, "change"] == pytest.approx(0.25)
     assert bool(moved.loc[ratio, "depends"]) and bool(moved.loc[share, "depends"])
-    others = moved.drop(index=[ratio, share])
-    assert not others["depends"].any()
-    verdicts = study.verdicts(*both)
-    assert list(verdicts.columns) == ["claim", *study.TESTBEDS, "changes"]
-    assert not verdicts["changes"].any()  # the ledger's verdicts, copied: none changes
+    assert not moved.drop(index=[ratio, share])["depends"].any()
+    host = table[~table["one_factor"]]  # shown, never tested: it varies more than one thing
+    assert len(host) == len(measured)
+    assert host["p_holm"].isna().all() and host["depends"].isna().all()
+    assert (table.loc[table["one_factor"], "p_holm"] >= table.loc[table["one_factor"], "p"]).all()
 
 
-def test_verdicts_change_with_the_container_checks_not_with_a_missing_vm_half(shipped) -> None:
-    """thesis-v2 has no vm arm: a claim whose vm half is missing there has another verdict,
-    which is not a change; one whose container check has another outcome is."""
-    tests, runs = shipped
-    claim = "C3"  # measured on both halves in thesis-hdd
-    bfq2_tests, bfq2_runs = as_v2(tests, runs, "bfq")
-    mine = bfq2_tests["claim"] == claim
-    bfq2_tests.loc[mine, "outcome"] = "partially measured"
-    vm = mine & (bfq2_tests["part"] == "vm")
-    bfq2_tests.loc[vm, "part_outcome"] = "missing"
-    both = [pd.concat([tests, bfq2_tests]), pd.concat([runs, bfq2_runs])]
-    table = study.verdicts(*both).set_index("claim")
-    assert table.loc[claim, "v2/bfq"].startswith("partially measured (containers: ")
-    assert table.loc[claim, "v2/bfq"].split("(")[1] == table.loc[claim, "v1/bfq"].split("(")[1]
+def test_verdicts_change_with_the_nested_container_checks_only(shipped) -> None:
+    """The host testbed's outcomes are shown, but `changes` compares the nested host's three
+    testbeds: a different outcome on the host alone is no change of the factors."""
+    tests = shipped
+    claim = "C3"
+    beds = [as_nested(tests, 1, "bfq"), as_nested(tests, 2, "bfq"),
+            as_nested(tests, 2, "iocost")]
+    host = tests.copy()
+    first = host.index[(host["claim"] == claim) & (host["part"] == "container")][0]
+    host.loc[first, "part_outcome"] = "inconclusive"
+    table = study.verdicts(pd.concat([host, *beds])).set_index("claim")
+    assert list(table.columns) == [*study.TESTBEDS, "changes"]
     assert not table["changes"].any()
-    first = bfq2_tests.index[mine & (bfq2_tests["part"] == "container")][0]
-    bfq2_tests.loc[first, "part_outcome"] = "inconclusive"
-    both[0] = pd.concat([tests, bfq2_tests])
-    table = study.verdicts(*both).set_index("claim")
+    moved = beds[2].copy()
+    moved.loc[first, "part_outcome"] = "inconclusive"
+    table = study.verdicts(pd.concat([host, beds[0], beds[1], moved])).set_index("claim")
     assert table["changes"].sum() == 1 and bool(table.loc[claim, "changes"])
 
 
-def test_a_family_on_two_cgroup_versions_is_refused(shipped) -> None:
-    _, runs = shipped
-    mixed = runs.assign(cgroup_version=np.where(np.arange(len(runs)) % 2, 1, 2))
-    with pytest.raises(ValueError, match="campaign': 'thesis-hdd'.*cgroup versions"):
-        study.testbeds(mixed)
-
-
-def test_nothing_measured_on_the_baseline_gives_an_empty_table_with_its_columns() -> None:
+def test_nothing_measured_on_both_sides_gives_an_empty_table_with_its_columns() -> None:
     empty = pd.DataFrame(columns=["claim", "check", "test", "kind", "testbed", "effect", "low",
                                   "high"])
     assert list(study.dependence(empty).columns) == study.COLUMNS
+
+
+def runs_of(rows: list[tuple]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tenant rows (experiment, testbed, arm, tenant, beside, preset, share, MB/s), one run
+    per row pair of an experiment and repetition, and the experiments table naming them."""
+    runs, experiments = [], []
+    for i, (experiment, bed, arm, tenant, beside, preset, share, mb_s, rep) in enumerate(rows):
+        version, control = bed.split("/")
+        run_id = f"{arm}-{experiment}-{bed}-{beside}-{rep}".replace("/", "-")
+        runs.append({"campaign": study.STUDY, "host": "nested", "run_id": run_id,
+                     "arm": arm, "tenant": tenant, "beside": beside, "preset": preset,
+                     "achieved_share": share, "throughput_mb_s": mb_s,
+                     "cgroup_version": int(version[1]), "io_control": control})
+        suffix = f"v{version[1]}-{control}"
+        experiments.append({"campaign": study.STUDY, "run_id": run_id,
+                            "experiment": f"{experiment}-{suffix}"})
+    return pd.DataFrame(runs), pd.DataFrame(experiments).drop_duplicates()
+
+
+def test_the_journals_own_cgroup_is_compared_with_both_neighbouring_arms() -> None:
+    rows = []
+    for rep, noise in enumerate((-0.01, 0.0, 0.01)):
+        for arm, share, experiment in (("per-container-journal", 0.60, "high-fsync-victim"),
+                                       ("journal-accounted", 0.20, "high-fsync-victim"),
+                                       ("journal-cgroup", 0.50, "journal-own-cgroup")):
+            rows.append((experiment, "v2/iocost", arm, "victim", "no-fsync", "high-fsync",
+                         share + noise, 1.0, rep))
+            rows.append((experiment, "v2/iocost", arm, "neighbour", "no-fsync", "no-fsync",
+                         1 - share - noise, 1.0, rep))
+    runs, experiments = runs_of(rows)
+    means, pairs = study.journal_own_cgroup(runs, experiments)
+    assert set(means["arm"]) == {"per-container-journal", "journal-accounted", "journal-cgroup"}
+    assert means.set_index("arm").loc["journal-cgroup", "effect"] == pytest.approx(0.50)
+    pairs = pairs.set_index("contrast")
+    assert pairs.loc["journal-cgroup minus journal-accounted", "effect"] == pytest.approx(0.30)
+    assert pairs.loc["per-container minus journal-cgroup", "effect"] == pytest.approx(0.10)
+    assert (pairs["p"] < 0.01).all()
+
+
+def test_writeback_compares_buffered_with_direct_neighbours_and_v1_with_v2() -> None:
+    rows = []
+    for rep, noise in enumerate((0.98, 1.0, 1.02)):
+        for bed, buffered in (("v1/bfq", 0.5), ("v2/bfq", 1.0)):  # v1: halved by write-back
+            rows.append(("high-fsync-victim", bed, "shared-journal", "victim", "no-fsync",
+                         "high-fsync", 0.7, 2.0 * noise, rep))
+            rows.append(("writeback-high-fsync-victim", bed, "shared-journal", "victim",
+                         "buffered-no-fsync", "high-fsync", 0.7, 2.0 * buffered * noise, rep))
+    runs, experiments = runs_of(rows)
+    effects, version = study.writeback(runs, experiments)
+    effects = effects.set_index("testbed")
+    assert effects.loc["v1/bfq", "effect"] == pytest.approx(0.5)
+    assert effects.loc["v2/bfq", "effect"] == pytest.approx(1.0)
+    assert version.iloc[0]["change"] == pytest.approx(2.0)
+    assert version.iloc[0]["low"] > 1.0
+
+
+def test_validation_gives_the_readers_share_and_what_the_pair_reads_against_one_alone() -> None:
+    rows = []
+    for rep, noise in enumerate((0.99, 1.0, 1.01)):
+        rows.append(("iocost-validation-pair", "v2/iocost", "shared-journal", "victim",
+                     "randread-16k", "randread-16k", 0.8 * noise, 0.8 * noise, rep))
+        rows.append(("iocost-validation-pair", "v2/iocost", "shared-journal", "neighbour",
+                     "randread-16k", "randread-16k", 1 - 0.8 * noise, 0.2, rep))
+        rows.append(("iocost-validation-alone", "v2/iocost", "shared-journal", "victim",
+                     "alone", "randread-16k", 1.0, 1.25 * noise, rep))
+    runs, experiments = runs_of(rows)
+    table = study.validation(runs, experiments).set_index("measure")
+    assert table.iloc[0]["effect"] == pytest.approx(0.8, abs=0.01)
+    assert table.iloc[1]["effect"] == pytest.approx(0.8, rel=0.02)  # 1.0 together / 1.25 alone

@@ -673,3 +673,21 @@ def test_writeback_attribution_is_read_from_host_json_or_cgroup_v1() -> None:
     assert rows.writeback_attributed({"cgroup_version": 2}, path) is None  # unknown
     with pytest.raises(ConfigError, match="run/host.json: 'writeback_attributed' is 'yes'"):
         rows.writeback_attributed({"writeback_attributed": "yes"}, path)
+
+
+def test_journal_wraps_are_the_journals_bytes_over_its_size() -> None:
+    """dumpe2fs's header names the journal's size; a shared journal's bytes count for every
+    tenant on it; a VM's guest journals inside its image (none); a size dumpe2fs would not
+    print is a one-line error naming host.json's field."""
+    host = {"layout": {"tenants": {"a": {"volume": "/dev/vda1"}, "b": {"volume": "/dev/vda2"}}},
+            "file_systems": {"/dev/vda1": {"dumpe2fs": {"Total journal size": "64M"}},
+                             "/dev/vda2": {"dumpe2fs": {"Journal size": "1024k"}}}}
+    path = Path("host.json")
+    assert parse_rows.journal_wraps(host, "a", 128 << 20, "shared-journal", path) == 2.0
+    assert parse_rows.journal_wraps(host, "b", 512 << 10, "journal-cgroup", path) == 0.5
+    assert parse_rows.journal_wraps(host, "a", 128 << 20, "vm", path) is None
+    assert parse_rows.journal_wraps({}, "a", 1, "shared-journal", path) is None
+    host["file_systems"]["/dev/vda1"]["dumpe2fs"]["Total journal size"] = "lots"
+    with pytest.raises(parse_rows.ParseError, match=r"host.json: file_systems./dev/vda1: "
+                                                    r"journal size 'lots'"):
+        parse_rows.journal_wraps(host, "a", 1, "shared-journal", path)

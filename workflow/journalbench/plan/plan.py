@@ -239,3 +239,8 @@ def bfq_settings(name_or_path: str) -> set[str]:
 def io_controls(name_or_path: str) -> set[str]:
     """The I/O controls the campaign's experiments name ("" for the host's own)."""
     return set(facts_of(name_or_path).get("io_controls", ()))
+
+
+def cgroup_versions(name_or_path: str) -> set[int]:
+    """The cgroup versions the campaign's experiments ask (0 for the host's own)."""
+    return {int(v) for v in facts_of(name_or_path).get("cgroup_versions", ())}

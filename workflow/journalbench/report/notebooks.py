@@ -26,8 +26,9 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[3] / "notebooks"
 # A notebook says in its own metadata, `journalbench`, that the pipeline runs it and what it
 # needs of a campaign's runs:
 #   order      its place in the pipeline's run (a notebook without it is not run)
-#   needs      {"tool": T} (a tenant runs T), {"devices": N}, {"bfq_settings": N} or
-#              {"io_controls": N} (at least N device profiles, BFQ settings or I/O controls)
+#   needs      {"tool": T} (a tenant runs T), {"devices": N}, {"bfq_settings": N},
+#              {"io_controls": N} or {"cgroup_versions": N} (at least N device profiles, BFQ
+#              settings, I/O controls or cgroup versions)
 #   otherwise  the campaign that has them, drawn from when the configured one has not
 #   beside     campaigns it reads beside its own (the fsync notebook shows fileprep's table)
 
@@ -50,7 +51,7 @@ def declared(name: str, folder: Path = NOTEBOOK_DIR) -> dict[str, Any]:
 
 def has(campaign: str, needs: dict[str, Any]) -> bool:
     facts = {"tool": plans.tools, "devices": plans.devices, "bfq_settings": plans.bfq_settings,
-             "io_controls": plans.io_controls}
+             "io_controls": plans.io_controls, "cgroup_versions": plans.cgroup_versions}
     for what, wanted in needs.items():
         found = facts[what](campaign)
         if not (wanted in found if what == "tool" else len(found) >= wanted):

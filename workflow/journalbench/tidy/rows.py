@@ -72,6 +72,7 @@ SHARE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
     ("achieved_time_share", "float64"), ("other_time_share", "float64"),
     ("own_wait_ms", "float64"), ("jbd2_wait_ms", "float64"), ("shared_jbd2_wait_ms", "float64"),
+    ("journal_bytes", "int64"), ("journal_wraps", "float64"),
 )
 GUEST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
@@ -442,9 +443,43 @@ def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict
             "jbd2_share": jbd2[tenant] / total,
             "jbd2_charged_share": (own[tenant] + jbd2[tenant]) / total,
             "shared_jbd2_share": shared / total,
+            # what the journal of the tenant's file system wrote: its own jbd2's, or the one
+            # shared journal's (on either arm the other is 0)
+            "journal_bytes": jbd2[tenant] + shared,
         }
         for tenant in tenants
     }
+
+
+JOURNAL_SIZE_KEYS = ("Total journal size", "Journal size")  # dumpe2fs -h, newer and older
+UNITS = {"": 1, "k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def journal_size(host: dict[str, Any], tenant: str, path: Path) -> int | None:
+    """Bytes of the journal of the tenant's file system, from dumpe2fs's header in host.json
+    (file_systems of the volume layout.tenants names); None where none is recorded (a VM's
+    guest journals inside its image)."""
+    volume = host.get("layout", {}).get("tenants", {}).get(tenant, {}).get("volume")
+    fields = host.get("file_systems", {}).get(volume, {}).get("dumpe2fs", {})
+    text = next((fields[k] for k in JOURNAL_SIZE_KEYS if k in fields), None)
+    if text is None:
+        return None
+    number, unit = text.strip()[:-1], text.strip()[-1]
+    if unit.isdigit():
+        number, unit = text.strip(), ""
+    try:
+        return int(float(number) * UNITS[unit])
+    except (KeyError, ValueError):
+        raise problem(path, f"file_systems.{volume}: journal size {text!r} is not a size "
+                            "dumpe2fs prints (e.g. 64M)") from None
+
+
+def journal_wraps(host: dict[str, Any], tenant: str, journal_bytes: int, arm: str,
+                  path: Path) -> float | None:
+    """How many times the journal of the tenant's file system was written over in the
+    window: its bytes over its size (ext4 checkpoints before a full journal wraps)."""
+    size = None if arm == VM else journal_size(host, tenant, path)
+    return journal_bytes / size if size else None
 
 
 def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[dict[str, Any]]:
@@ -536,6 +571,8 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             **tool, **shares[name], **more_shares[name], **guest_columns(run, name), **host,
         })
         runs[-1]["cpu_bound"] = cpu_bound(runs[-1], saturated)
+        runs[-1]["journal_wraps"] = journal_wraps(facts, name, shares[name]["journal_bytes"],
+                                                  spec["arm"], folder / runfolder.HOST)
     return runs, sample_rows(samples_path, ids, run.samples) + ops_rows(ids, seconds)
 
 

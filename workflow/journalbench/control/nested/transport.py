@@ -22,6 +22,7 @@ from journalbench import runfolder
 from journalbench.control.nested import image, outer
 from journalbench.control.nested.machine import LOOPBACK, Machine
 from journalbench.control.transport import (
+    ConnectionLost,
     OutputCallback,
     SSHSettings,
     SSHTransport,
@@ -121,6 +122,7 @@ class NestedTransport(SSHTransport):
         if self.lease is None and self.leases:
             self.lease = self.machine.lease()
         before = self.record
+        deployed = "_journalbench_deployment" in self.__dict__
         self.record = self.machine.ensure(self.wanted) if self.boot else self.running()
         if self.boot and self.leases and self.mismatched():
             self.switch()
@@ -135,6 +137,12 @@ class NestedTransport(SSHTransport):
                 raise self.unreachable(error) from None
             self.boot_anew(error)
             super().connect()
+        if deployed and "_journalbench_deployment" not in self.__dict__:
+            # a command of a deployment made on the guest before (its agent bundle, its
+            # pidfile) would run on a fresh guest that has none of it: the caller's attempt
+            # starts again from the deployment (run_remote retries a lost connection)
+            raise ConnectionLost(f"{self.label}: the guest was booted anew while a run "
+                                 "used it: its agent bundle is gone, deploying again")
 
     def unreachable(self, error: TransportError) -> TransportError:
         """`error`, with the last line the guest printed on its console: a kernel that locked

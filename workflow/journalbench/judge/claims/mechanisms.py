@@ -54,7 +54,10 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "A share of bytes equals the weights where the controller divides bytes (BFQ "
               "assigns budgets \"measured in number of sectors\", block/bfq-iosched.c) but "
               "only for requests of equal cost where it divides disk time, as the thesis's "
-              "weights do (\"the relative amount of disk time\", p. 29)."),
+              "weights do (\"the relative amount of disk time\", p. 29); and only over the "
+              "I/O it controls: iocost never throttles the root cgroup (blk-iocost.c, "
+              "ioc_rqos_throttle), where a jbd2 thread outside every tenant's cgroup sits, so "
+              "under iocost those commits fall outside the split."),
     Mechanism("weights-size", WEIGHTS,
               "The claim is what the weights divide: dividing disk time a 30% writer of large "
               "requests moves more bytes than a 70% writer of small ones (pp. 29-30), "
@@ -64,7 +67,8 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "is the controller's schedule: BFQ serves a queue until its budget of sectors is "
               "spent and idles for its next request (bfq-iosched.rst), a controller dividing "
               "disk time charges each request its time (p. 29), so the interference a "
-              "neighbour causes depends on which."),
+              "neighbour causes depends on which (and iocost never throttles the root "
+              "cgroup's I/O, blk-iocost.c ioc_rqos_throttle, a jbd2 in the root among it)."),
     # -- cgroup version and write-back --------------------------------------------------------
     Mechanism("writeback-charge", WRITEBACK,
               "A writer through the page cache without fsync leaves its write-back to the "
