@@ -41,8 +41,11 @@ validate_config(config)
 # Every campaign is planned once: the rule `plan` (tidy.smk) keeps data/plan/<campaign>.json
 # while its file and the planning code are unchanged (journalbench/plan/plan.py), and every
 # step reads it; here it is read, or made in memory until the rule has kept it.
+# The plans are kept in the working directory's data/plan (the repository's, unless Snakemake
+# runs elsewhere), given to every step explicitly: the package's default is the repository's.
+PLANS = Path("data/plan")
 CAMPAIGN_FILE = jb_campaign.campaign_path(str(config["campaign"]))
-CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), keep=False)
+CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), PLANS, keep=False)
 CAMPAIGN = CAMPAIGN_PLAN.campaign
 HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
 PLAN = CAMPAIGN_PLAN.for_hosts(HOSTS, str(config.get("claims", "")),

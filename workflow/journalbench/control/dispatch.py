@@ -95,11 +95,11 @@ def controller_lane(host: str) -> Iterator[None]:
 
 
 def status(campaign: str, hosts: str, raw: Path, claims: str = "",
-           device: str | None = None) -> list[str]:
+           device: str | None = None, plans_folder: Path = plans.PLAN_DIR) -> list[str]:
     """Where a campaign stands on its hosts: runs done and left with an ETA, the whole plan's
     time (on `device` instead of its own, if given), and a line per damaged run folder (the
     campaign stops on it)."""
-    runs = plans.current(campaign).for_hosts(load_hosts(hosts), claims)
+    runs = plans.current(campaign, plans_folder).for_hosts(load_hosts(hosts), claims)
     left, damaged = unlanded(runs, raw)  # once for every line
     return [progress_line(runs[0].campaign if runs else campaign, runs, left, raw),
             planned_line(runs, left, raw, device),
@@ -107,10 +107,11 @@ def status(campaign: str, hosts: str, raw: Path, claims: str = "",
 
 
 def dispatch(campaign: str, hosts: str, host_name: str, run_id: str, raw: Path,
-             claims: str = "") -> None:
-    """Run one planned run of the campaign on its host and land it in `raw`."""
+             claims: str = "", plans_folder: Path = plans.PLAN_DIR) -> None:
+    """Run one planned run of the campaign on its host and land it in `raw` (the campaign's
+    plan kept in `plans_folder`)."""
     by_name = {h["name"]: h for h in load_hosts(hosts)}
-    runs = plans.current(campaign).for_hosts(list(by_name.values()), claims)
+    runs = plans.current(campaign, plans_folder).for_hosts(list(by_name.values()), claims)
     matches = [r for r in runs if r.host == host_name and r.run_id == run_id]
     if not matches:
         raise AgentError(f"run {run_id} on {host_name} is not in campaign {campaign}")
