@@ -149,9 +149,11 @@ def test_the_controller_study_reads_a_campaign_of_two_io_controls() -> None:
     assert plans.io_controls("thesis-v2") == {"", "iocost"}  # the host's BFQ, and iocost
     assert plans.io_controls("thesis-hdd") == {""}
     assert plans.io_controls("no-such-campaign") == set()
-    assert notebooks.source("controller", "thesis-hdd") == "thesis-v2"
-    assert "controller" not in notebooks.runnable("thesis-hdd", ["quick"])
-    assert "controller" in notebooks.runnable("thesis-hdd", ["quick", "thesis-v2"])
+    assert plans.cgroup_versions("thesis-nested") == {1, 2}  # the nested host booted as each
+    assert notebooks.source("controller", "thesis-hdd") == "thesis-nested"
+    assert notebooks.source("controller", "thesis-nested") == "thesis-nested"
+    assert "controller" not in notebooks.runnable("thesis-hdd", ["quick", "thesis-v2"])
+    assert "controller" in notebooks.runnable("thesis-hdd", ["quick", "thesis-nested"])
 
 
 def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() -> None:
