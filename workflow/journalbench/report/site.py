@@ -42,7 +42,7 @@ from journalbench.judge.claims.verdicts import (
     values_text,
 )
 from journalbench.plan.plan import headline_claims
-from journalbench.report import headline, summary
+from journalbench.report import headline, notebooks, summary
 from journalbench.report import outputs as written
 from journalbench.report.ledger import inline_html, without_run_ids
 from journalbench.report.outputs import FIGURE, STUDIES, Output
@@ -154,6 +154,19 @@ def skipped_folders(processed: Iterable[Path]) -> pd.DataFrame:
     if not tables:
         return pd.DataFrame(columns=["folder", "status", "reason"])
     return pd.concat(tables, ignore_index=True).sort_values("folder", ignore_index=True)
+
+
+def reading_order(root: Path, campaign: str) -> list[dict[str, str]]:
+    """The notebooks in reading order with what each teaches, as the index links them (from
+    results/report/): the executed copy where the pipeline ran it for `campaign`, else the
+    notebook itself."""
+    found = []
+    for name, teaches in notebooks.reading_order():
+        executed = root / "results" / campaign / "notebooks" / f"{name}.ipynb"
+        link = (f"../{campaign}/notebooks/{name}.ipynb" if executed.is_file()
+                else f"../../notebooks/{name}.ipynb")
+        found.append({"name": name, "teaches": teaches, "link": link})
+    return found
 
 
 class Site:
@@ -268,7 +281,8 @@ class Site:
                              closest=self.headline_view(""),
                              families=family_views(self.families[self.campaign]),
                              skipped=self.skipped.to_dict("records"),
-                             others=self.other_lines(), studies=self.study_lines())]
+                             others=self.other_lines(), studies=self.study_lines(),
+                             reading=reading_order(self.root, self.campaign))]
         pages += self.claim_pages(out, tables)
         for name in self.others:
             drawn = [s for s, items in self.studies.items() if items[0].campaign == name]
