@@ -27,6 +27,7 @@ from journalbench.judge.selection import (
     starvation_pair,
     victims,
 )
+from journalbench.report.check_table import ChecksTable
 from journalbench.runfolder import RUN_KEY, RunKey
 from journalbench.tidy.build import tidy
 from journalbench.tidy.tables import read_tidy, tidy_paths
@@ -512,12 +513,14 @@ def p_text(p: float) -> str:
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
-def checks_table(tests: pd.DataFrame, claims: list[str]) -> pd.DataFrame:
+def checks_table(tests: pd.DataFrame, claims: list[str]) -> ChecksTable:
     """The claims' checks as the ledger judged them (claims.tests_of rows), a row per check
     and family: what it compares, the test and its decision (p both ways, readable), our
     effect with its interval and the values it is computed from in their unit (geometric
     means for a ratio), the thesis's figure, the part's outcome, the claim's Holm p and
-    verdict, and where this testbed differs from the thesis's (whichever way it went)."""
+    verdict, and where this testbed differs from the thesis's (whichever way it went).
+    Shown narrow (check_table.py): the check, our effect, the thesis's, the outcome; the rest
+    a click away."""
     from journalbench.judge.claims.verdicts import values_text
 
     rows = profiled(tests[tests["claim"].isin(claims)])
@@ -537,4 +540,4 @@ def checks_table(tests: pd.DataFrame, claims: list[str]) -> pd.DataFrame:
     table["claim: p (Holm)"] = rows["p_holm"].map(p_text)
     table["claim's verdict"] = rows["outcome"]
     table["testbed differs in"] = rows["differs_short"]
-    return table.reset_index(drop=True)
+    return ChecksTable(table.reset_index(drop=True))
