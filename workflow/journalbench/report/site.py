@@ -188,6 +188,7 @@ class Site:
 
     def common(self, base: str) -> dict[str, Any]:
         return {"base": base, "campaign": self.campaign, "all_claims": list(CLAIMS),
+                "host_note": written.HOST_NOTE,
                 "other_campaigns": self.others, "study_names": list(self.studies),
                 "how_to_read": Markup(inline_html(summary.HOW_TO_READ))}
 
@@ -218,10 +219,7 @@ class Site:
         return target
 
     def other_lines(self) -> dict[str, str]:
-        return {name: f"{len(self.families[name])} famil"
-                      f"{'y' if len(self.families[name]) == 1 else 'ies'}; "
-                      + summary.tally([r for _, rows in self.families[name] for r in rows])
-                for name in self.others}
+        return {name: summary.campaign_tally(self.families[name]) for name in self.others}
 
     def study_lines(self) -> dict[str, str]:
         return {name: f"{STUDIES.get(name, name)} (runs of campaign {items[0].campaign})"

@@ -190,13 +190,35 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def claim_names(rows: Iterable[Any]) -> str:
+    """The claims of `rows`, each once, in their order: "C24" however many families."""
+    return ", ".join(dict.fromkeys(row.claim for row in rows))
+
+
 def tally(rows: Sequence[Row]) -> str:
-    """"the thesis's 23 claims: 1 reproduced, ...; ours (C24): contradicted"."""
+    """One family's verdicts, a row per claim: "the thesis's 23 claims: 1 reproduced, ...;
+    ours (C24): 1 contradicted"."""
     thesis = [r for r in rows if r.claim in THESIS_CLAIMS]
     ours = [r for r in rows if r.claim not in THESIS_CLAIMS]
-    text = f"the thesis's {len(thesis)} claims: {count(thesis)}"
+    text = f"the thesis's {len({r.claim for r in thesis})} claims: {count(thesis)}"
     if ours:
-        text += f"; ours ({', '.join(r.claim for r in ours)}): {count(ours)}"
+        text += f"; ours ({claim_names(ours)}): {count(ours)}"
+    return text
+
+
+def campaign_tally(found: Sequence[tuple[Mapping[str, Any], Sequence[Row]]]) -> str:
+    """A campaign's verdicts over its families: a claim is judged once per family, so its
+    verdicts are counted as verdicts, not as as many claims: "8 families, each judging a
+    claim once: the thesis's 23 claims, 184 verdicts: ...; ours (C24), 8 verdicts: ..."."""
+    if len(found) == 1:
+        return f"1 family; {tally(found[0][1])}"
+    rows = [row for _, mine in found for row in mine]
+    thesis = [r for r in rows if r.claim in THESIS_CLAIMS]
+    ours = [r for r in rows if r.claim not in THESIS_CLAIMS]
+    text = (f"{len(found)} families, each judging a claim once: the thesis's "
+            f"{len({r.claim for r in thesis})} claims, {len(thesis)} verdicts: {count(thesis)}")
+    if ours:
+        text += f"; ours ({claim_names(ours)}), {len(ours)} verdicts: {count(ours)}"
     return text
 
 

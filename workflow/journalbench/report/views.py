@@ -6,6 +6,7 @@ table keeps them apart, and every figure draws one panel per device profile (`pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,16 @@ def host_line(runs: pd.DataFrame) -> str:
         vm = [f"vm under {accel}"] if accel else []
         parts.append(", ".join([f"host {host}", *devices, *vm]))
     return "; ".join(parts)
+
+
+def host_for(host: str, rows: pd.DataFrame) -> str:
+    """`host` (a host_line) as the title of a figure drawing `rows`: its VM's accelerator only
+    where the figure draws the vm arm (a figure of containers alone names no VM). Rows without
+    an arm column keep the line whole."""
+    if "arm" not in rows.columns or any(str(arm).split(" (", 1)[0] == "vm"
+                                        for arm in rows["arm"].dropna().unique()):
+        return host
+    return re.sub(r", vm under [A-Z+]+", "", host)
 
 
 def fsync_cost(profile: str, rows: pd.DataFrame) -> str:
@@ -473,10 +484,11 @@ def example_shares(samples: pd.DataFrame, runs: pd.DataFrame, **where: Any) -> p
         run = example_run(rows, **where)
         if run is None:
             continue
+        arm = rows.loc[(rows[list(RUN_KEY)].astype(str) == list(run)).all(axis=1), "arm"].iloc[0]
         parts.append(shares_over_time(samples, run).assign(
-            panel=f"{title}\nrun {run}" if title else f"run {run}"))
+            panel=f"{title}\nrun {run}" if title else f"run {run}", arm=arm))
     if not parts:
-        return pd.DataFrame(columns=["t", "label", "kind", "share", "panel"])
+        return pd.DataFrame(columns=["t", "label", "kind", "share", "panel", "arm"])
     return pd.concat(parts, ignore_index=True)
 
 
