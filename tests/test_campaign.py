@@ -196,7 +196,7 @@ def test_an_unknown_io_control_names_file_and_field(tmp_path, repo):
 
 @pytest.mark.parametrize(("change", "field"), [
     (("repetitions: 2", "repetitions: 0"), "repetitions"),
-    (("claims: [C8]", "claims: [C25]"), "experiments.0.claims.0"),
+    (("claims: [C8]", "claims: [c8]"), "experiments.0.claims.0"),  # not a claim id's shape
     (("arms: [shared-journal, journal-accounted]", "arms: [docker]"), "experiments.0.arms.0"),
 ])
 def test_bad_campaign_names_file_and_field(tmp_path, change, field):

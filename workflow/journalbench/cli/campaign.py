@@ -65,8 +65,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from journalbench.judge.claims import known  # the catalogue: pandas comes with it
+
     for campaign in args.campaigns:
         made = plan.current(campaign, args.plans)
+        known.check(made)
         facts = made.facts
         print(f"{plan.path_of(Path(made.source), args.plans)}: campaign {made.campaign}, "
               f"{len(made.runs)} runs in {len({r['experiment'] for r in made.experiments})} "

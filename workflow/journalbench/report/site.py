@@ -188,7 +188,7 @@ class Site:
 
     def common(self, base: str) -> dict[str, Any]:
         return {"base": base, "campaign": self.campaign, "all_claims": list(CLAIMS),
-                "host_note": written.HOST_NOTE,
+                "host_note": written.HOST_NOTE, "introduction": summary.introduction(),
                 "other_campaigns": self.others, "study_names": list(self.studies),
                 "how_to_read": Markup(inline_html(summary.HOW_TO_READ))}
 

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from journalbench.judge.claims import scope
-from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, THESIS_CLAIMS
+from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, OURS, THESIS_CLAIMS, id_ranges
 from journalbench.judge.claims.verdicts import (
     AGAINST,
     DIFFERS,
@@ -185,6 +185,19 @@ def count(rows: Iterable[Any]) -> str:
     return ", ".join(parts)
 
 
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def introduction(thesis: Sequence[str] = THESIS_CLAIMS, ours: Sequence[str] = OURS) -> str:
+    """What the package re-tests, its claims named from the catalogue: "... (C1-C23), and one
+    of ours (C24)"."""
+    text = ("journalbench re-tests the claims of a 2021 thesis on disk isolation of virtual "
+            f"machines and containers sharing one ext4 journal ({id_ranges(thesis)})")
+    if ours:
+        text += f", and {NUMBER_WORDS.get(len(ours), str(len(ours)))} of ours ({id_ranges(ours)})"
+    return text + "."
+
+
 def sentence(text: str) -> str:
     """`text` with its first letter capitalised (str.capitalize lowers the rest: "C24")."""
     return text[:1].upper() + text[1:]
@@ -287,10 +300,8 @@ def document(campaign: str, found: Sequence[tuple[dict[str, Any], list[Row]]],
     headline.py), the configured campaign's table per family, the run folders left out, and
     the other campaigns and studies (`others`, `studies`: name -> one line)."""
     lines = ["# Results at a glance", "",
-             "journalbench re-tests the claims of a 2021 thesis on disk isolation of virtual "
-             "machines and containers sharing one ext4 journal (C1-C23), and one of ours (C24). "
-             f"The report, [{links.report}index.html]({links.report}index.html), has a page "
-             "per claim with every part, figure, table and run.", ""]
+             f"{introduction()} The report, [{links.report}index.html]({links.report}"
+             "index.html), has a page per claim with every part, figure, table and run.", ""]
     if lead:
         lines += ["## Each claim on its closest testbed", "", *lead]
     lines += [f"## Campaign {campaign}, claim by claim", "", HOW_TO_READ, ""]
