@@ -59,7 +59,8 @@ def test_a_claim_page_shows_its_checks_narrow_and_every_column_a_click_away() ->
                            ours="", changes="", cells={})
     page = site.environment().get_template("claim.html.j2").render(
         base="../", campaign="demo", all_claims=["C9"], other_campaigns=[], study_names=[],
-        how_to_read="", host_note="", introduction="", claim="C9", headline="h", where="Table 4.1", statement="s",
+        how_to_read="", host_note="", introduction="", claim="C9", headline="h",
+        where="Table 4.1", statement="s",
         families=[family], line=line, line_link="", outputs={}, tables={}, elsewhere=[])
     narrow, rest = page.split('<details class="checks-all">', 1)
     heads = re.findall(r"<th>([^<]+)</th>", narrow.split('<table class="checks">', 1)[1])
