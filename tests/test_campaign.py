@@ -196,7 +196,7 @@ def test_an_unknown_io_control_names_file_and_field(tmp_path, repo):
 
 @pytest.mark.parametrize(("change", "field"), [
     (("repetitions: 2", "repetitions: 0"), "repetitions"),
-    (("claims: [C8]", "claims: [C25]"), "experiments.0.claims.0"),
+    (("claims: [C8]", "claims: [c8]"), "experiments.0.claims.0"),  # not a claim id's shape
     (("arms: [shared-journal, journal-accounted]", "arms: [docker]"), "experiments.0.arms.0"),
 ])
 def test_bad_campaign_names_file_and_field(tmp_path, change, field):
@@ -367,7 +367,7 @@ def dispatched(tmp_path, repo, monkeypatch) -> tuple[list, list, Path]:
     run_remote replaced by a fake that lands a complete folder and records each call."""
     from journalbench.control import dispatch
 
-    monkeypatch.chdir(tmp_path)  # data/plan/ of the test's own
+    monkeypatch.chdir(tmp_path)  # folders named from the working directory, as a user types
     host_file = tmp_path / "host.yaml"
     host_file.write_text(f"name: pytest-dmg-{os.getpid()}\ntransport: local\n"
                          "device: {kind: image}\n")
@@ -391,7 +391,8 @@ def test_dispatch_runs_an_interrupted_measurement_again(dispatched, tmp_path):
     partial = final.with_name(final.name + runfolder.PARTIAL)
     partial.mkdir(parents=True)
     (partial / "io-samples.jsonl").write_text("cut short\n")
-    dispatch.dispatch("smoke", str(host_file), runs[0].host, runs[0].run_id, tmp_path / "raw")
+    dispatch.dispatch("smoke", str(host_file), runs[0].host, runs[0].run_id, tmp_path / "raw",
+                      plans_folder=tmp_path / "plans")
     assert calls == [partial]
     assert runfolder.is_complete(final) and not partial.exists()
     assert not (final / "io-samples.jsonl").exists()
@@ -412,7 +413,7 @@ def test_dispatch_never_measures_over_a_run_folder(dispatched, tmp_path, manifes
     words = "refusing to measure over it" if not manifest else "refusing to measure it again"
     with pytest.raises(AgentError, match=words) as caught:
         dispatch.dispatch("smoke", str(host_file), runs[0].host, runs[0].run_id,
-                          tmp_path / "raw")
+                          tmp_path / "raw", plans_folder=tmp_path / "plans")
     if not manifest:  # named as the user types it, from the working directory
         shown = final.relative_to(tmp_path)
         assert str(caught.value) == (f"damaged run folder {shown}: no MANIFEST.json; `git "

@@ -86,6 +86,7 @@ def test_reproducing_stops_on_a_folder_without_its_manifest(work: Path) -> None:
     assert (f"damaged run folder {name}: no MANIFEST.json; `git checkout -- {name}` {TAIL}"
             in output.splitlines())
     assert "stopped before measuring or analysing anything: 1 damaged run folder" in output
+    assert "Traceback" not in output and len(output) < 2000, output  # its lines, nothing else
     nothing_measured(work, output)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == kept
     assert not (work / "data" / "processed" / CAMPAIGN / "runs.parquet").exists()
@@ -105,6 +106,8 @@ def test_reproducing_stops_on_a_checksum_that_fails_and_records_it(work: Path) -
             f" `git checkout -- {name}` {TAIL}")
     assert f"tidy: {line}" in output.splitlines()
     assert "stopped the analysis: 1 damaged run folder(s)" in output
+    # the failed job's block lists a few of its inputs, not every run's MANIFEST.json
+    assert "Traceback" not in output and max(len(x) for x in output.splitlines()) < 400
     nothing_measured(work, output)
     processed = work / "data" / "processed" / CAMPAIGN
     skipped = pd.read_parquet(processed / "skipped.parquet")
@@ -175,3 +178,4 @@ def test_a_bad_measure_value_is_a_one_line_error(work: Path) -> None:
     assert result.returncode != 0
     assert ("config (workflow/config.yaml, --config): field measure: 'yes' is not one of "
             "[True, False, 'true', 'false']") in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr

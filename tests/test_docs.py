@@ -233,3 +233,17 @@ def test_citation_problems_are_caught() -> None:
     assert citation_problems(good.replace(THESIS_TITLE, "A thesis"))
     assert citation_problems(good.replace(IEICE_DOI, "10.0/none"))
     assert citation_problems("title: [unclosed")
+
+
+def test_the_host_docs_name_every_shipped_host_file_and_the_hosts_of_the_shipped_runs() -> None:
+    """docs/hosts.md and docs/experiments.md once said two host files ship and that `local`
+    measured every shipped run."""
+    files = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "hosts").glob("*.yaml"))
+    for doc in ("docs/hosts.md", "docs/experiments.md"):
+        text = (REPO / doc).read_text()
+        assert all(f"`{name}`" in text for name in files), (doc, files)
+        assert "ships two" not in text and "Every shipped run belongs to host `local`," not in text
+    measured = {p.parent.name: p.name for p in (REPO / "data" / "raw").glob("*/*") if p.is_dir()}
+    hosts_doc = (REPO / "docs" / "hosts.md").read_text()
+    assert all(f"`hosts/{host}.yaml`" in hosts_doc for host in set(measured.values()))
+    assert "replicas" in hosts_doc  # hosts listed together each run the whole campaign

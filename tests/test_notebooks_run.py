@@ -149,13 +149,15 @@ def test_the_controller_study_reads_a_campaign_of_two_io_controls() -> None:
     assert plans.io_controls("thesis-v2") == {"", "iocost"}  # the host's BFQ, and iocost
     assert plans.io_controls("thesis-hdd") == {""}
     assert plans.io_controls("no-such-campaign") == set()
-    assert notebooks.source("controller", "thesis-hdd") == "thesis-v2"
-    assert "controller" not in notebooks.runnable("thesis-hdd", ["quick"])
-    assert "controller" in notebooks.runnable("thesis-hdd", ["quick", "thesis-v2"])
+    assert plans.cgroup_versions("thesis-nested") == {1, 2}  # the nested host booted as each
+    assert notebooks.source("controller", "thesis-hdd") == "thesis-nested"
+    assert notebooks.source("controller", "thesis-nested") == "thesis-nested"
+    assert "controller" not in notebooks.runnable("thesis-hdd", ["quick", "thesis-v2"])
+    assert "controller" in notebooks.runnable("thesis-hdd", ["quick", "thesis-nested"])
 
 
 def test_the_pipeline_runs_a_database_notebook_only_when_its_runs_are_there() -> None:
-    fio_only = ["base-workloads", "fsync-interference", "journal-fixes"]
+    fio_only = ["base-workloads", "fsync-interference", "claims", "journal-fixes"]
     assert notebooks.runnable("quick", ["fileprep"]) == [*fio_only, "device-class"]
     names = notebooks.runnable("quick", ["fileprep", "quick-redis"])
     assert names == [*fio_only, "redis", "device-class"]
@@ -176,6 +178,38 @@ def test_parameters_put_figures_under_the_configured_campaign(tmp_path: Path) ->
 
 
 # -- what a student reads ----------------------------------------------------------------------
+
+def test_every_notebook_is_run_and_says_what_it_teaches_in_one_line() -> None:
+    """The pipeline runs every notebook (claims.ipynb too), in the reading order."""
+    names = {p.stem for p in (REPO / "notebooks").glob("*.ipynb")}
+    assert set(notebooks.pipeline()) == names
+    orders = [notebooks.declared(name)["order"] for name in names]
+    assert len(set(orders)) == len(orders)  # no two share a place
+    for name, teaches in notebooks.reading_order():
+        assert teaches and "\n" not in teaches and len(teaches) <= 80, name
+    order = notebooks.pipeline()
+    assert order.index("fsync-interference") < order.index("claims")  # C9's mechanism first
+
+
+def test_the_readme_lists_the_notebooks_in_reading_order() -> None:
+    readme = (REPO / "README.md").read_text()
+    listed = re.findall(r"^\d+\. \[`([\w-]+)`\]\(notebooks/([\w-]+)\.ipynb\): (.+)$", readme,
+                        re.MULTILINE)
+    assert [(name, teaches) for name, _, teaches in listed] == notebooks.reading_order()
+    assert all(name == linked for name, linked, _ in listed)
+
+
+def test_the_index_links_the_executed_copy_where_the_pipeline_ran_it(tmp_path: Path) -> None:
+    from journalbench.report import site
+
+    executed = tmp_path / "results" / "demo" / "notebooks" / "claims.ipynb"
+    executed.parent.mkdir(parents=True)
+    executed.write_text("{}")
+    links = {row["name"]: row["link"] for row in site.reading_order(tmp_path, "demo")}
+    assert list(links) == notebooks.pipeline()
+    assert links["claims"] == "../demo/notebooks/claims.ipynb"
+    assert links["bfq"] == "../../notebooks/bfq.ipynb"
+
 
 def cells_of(name: str) -> list[dict]:
     return json.loads((REPO / "notebooks" / f"{name}.ipynb").read_text())["cells"]

@@ -5,6 +5,7 @@ shows and its study; its caption gives its claims."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,16 @@ def test_every_file_the_notebooks_write_is_named_so_the_report_can_place_it(repo
             source = "".join(cell["source"])
             calls = source.count("plots.save(") + source.count("write_table(")
             assert len(list(outputs.written_names(source))) == calls, (path.name, source)
+
+
+def test_each_caption_ends_on_what_its_own_figure_shows() -> None:
+    """No sentence closes more than one caption (the host line is said once per page,
+    outputs.HOST_NOTE), and the thesis's mechanism is given as its claim, not as a fact."""
+    captions = outputs.load_captions()
+    last = [re.split(r"(?<=\.)\s+", caption.strip())[-1] for caption in captions.values()]
+    repeated = {s for s in last if last.count(s) > 1}
+    assert not repeated, repeated
+    for name, caption in captions.items():
+        for sentence in re.split(r"(?<=\.)\s+", caption):
+            if "divide disk time" in sentence:
+                assert "thesis" in sentence, (name, sentence)

@@ -66,19 +66,29 @@ def test_a_plan_not_kept_is_made_once_per_process_until_its_file_changes(
         campaign_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the pipeline asks while it starts, before its plan rule keeps the plans: each
     campaign made once (plan.planned), and made again when its file changes."""
-    monkeypatch.chdir(tmp_path)  # its data/plan/ (plan.PLAN_DIR) holds no plan yet
-    plans, builds = tmp_path / plan.PLAN_DIR, []
+    plans, builds = tmp_path / "data" / "plan", []  # no plan kept there yet
     build = plan.build
     monkeypatch.setattr(plan, "build", lambda path: builds.append(path) or build(path))
-    first = plan.current(str(campaign_file), keep=False)
-    assert plan.current(str(campaign_file), keep=False) is first
-    assert plan.facts_of(str(campaign_file))["tools"] == ["fio", "redis"]
+    first = plan.current(str(campaign_file), plans, keep=False)
+    assert plan.current(str(campaign_file), plans, keep=False) is first
+    assert plan.facts_of(str(campaign_file), plans)["tools"] == ["fio", "redis"]
     assert len(builds) == 1 and not plans.exists()  # made once, never kept
     campaign_file.write_text(CAMPAIGN.replace("repetitions: 2", "repetitions: 3"))
-    changed = plan.current(str(campaign_file), keep=False)
+    changed = plan.current(str(campaign_file), plans, keep=False)
     assert len(builds) == 2 and len(changed.runs) == 3 * 4 + 3
-    kept = plan.current(str(campaign_file))  # the plan rule keeps it: written
+    kept = plan.current(str(campaign_file), plans)  # the plan rule keeps it: written
     assert (plans / "t.json").is_file() and kept.runs == changed.runs
+
+
+def test_a_plan_kept_by_default_goes_to_the_repository_whatever_the_working_directory(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notebook runs from notebooks/: the plan it keeps lands in the repository's data/plan
+    (ignored by git), never in a data/plan/ of the working directory."""
+    monkeypatch.chdir(tmp_path)
+    assert plan.PLAN_DIR == repo / "data" / "plan"
+    made = plan.current("smoke")
+    assert (repo / "data" / "plan" / "smoke.json").is_file() and made.campaign == "smoke"
+    assert not (tmp_path / "data").exists()
 
 
 def test_a_damaged_plan_is_made_again(campaign_file: Path, tmp_path: Path) -> None:

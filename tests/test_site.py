@@ -3,6 +3,7 @@ the pipeline and rendered in Chromium, is tested in tests/test_report.py."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -42,3 +43,28 @@ def test_a_table_that_does_not_parse_names_its_file(tmp_path: Path) -> None:
 def test_a_campaign_that_was_not_judged_is_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="campaign thesis-hdd: not judged"):
         site.Site(tmp_path, "thesis-hdd", {}, pd.DataFrame())
+
+
+def test_a_claim_page_shows_its_checks_narrow_and_every_column_a_click_away() -> None:
+    from types import SimpleNamespace
+
+    check = {"part": "C9a", "test": "vm ratio: beside high-fsync", "thesis": "x1.14",
+             "ours": "x0.985 [0.97, 1]", "medians": "18.1 / 18.4 ms", "n": "10",
+             "p": "0.94 / 0.06", "detectable": "x1.05", "outcome": "inconclusive",
+             "why_not": "", "differs": "VM acceleration"}
+    row = SimpleNamespace(verdict="inconclusive", parts="", rests_on="")
+    family = {"label": "local hdd", "anchor": "local-hdd", "row": row, "why": "why",
+              "changes": "", "checks": [check], "runs": 10, "starved": 0, "left_out": 0}
+    line = SimpleNamespace(verdict="inconclusive", testbed="", qualifier="", missing="",
+                           ours="", changes="", cells={})
+    page = site.environment().get_template("claim.html.j2").render(
+        base="../", campaign="demo", all_claims=["C9"], other_campaigns=[], study_names=[],
+        how_to_read="", host_note="", introduction="", claim="C9", headline="h",
+        where="Table 4.1", statement="s",
+        families=[family], line=line, line_link="", outputs={}, tables={}, elsewhere=[])
+    narrow, rest = page.split('<details class="checks-all">', 1)
+    heads = re.findall(r"<th>([^<]+)</th>", narrow.split('<table class="checks">', 1)[1])
+    assert heads == ["Check", "Ours, 95% interval", "Outcome", "Thesis"]
+    rest = rest.split("</details>", 1)[0]
+    assert "Smallest detectable" in rest and "18.1 / 18.4 ms" in rest and "0.94 / 0.06" in rest
+    assert "18.1 / 18.4 ms" not in narrow

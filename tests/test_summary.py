@@ -146,3 +146,17 @@ def test_verdicts_are_counted_with_their_testbed() -> None:
     assert summary.count(rows) == (
         "2 contradicted (1 on a testbed like the thesis's, 1 where it differs), "
         "1 inconclusive (1 where it differs), 1 not testable here")
+
+
+def test_a_campaign_of_many_families_counts_verdicts_not_claims() -> None:
+    """Over 3 families the thesis's claims are 2, with 6 verdicts; ours is C24, named once
+    (it read "the thesis's 6 claims" and "ours (C24, C24, C24)")."""
+    family = [row(claim="C8", verdict="inconclusive"), row(claim="C9", verdict="contradicted"),
+              row(claim="C24", verdict="reproduced")]
+    found = [({"host": f"h{i}"}, family) for i in range(3)]
+    text = summary.campaign_tally(found)
+    assert text == ("3 families, each judging a claim once: the thesis's 2 claims, 6 verdicts: "
+                    "3 contradicted, 3 inconclusive; ours (C24), 3 verdicts: 3 reproduced")
+    assert summary.campaign_tally(found[:1]) == (
+        "1 family; the thesis's 2 claims: 1 contradicted, 1 inconclusive; ours (C24): "
+        "1 reproduced")

@@ -600,7 +600,7 @@ def test_a_campaign_file_of_another_campaign_is_refused(tmp_path: Path) -> None:
     campaign = tmp_path / "quick.yaml"
     campaign.write_text(CAMPAIGN)
     with pytest.raises(ConfigError, match=rf"^{campaign}: field name: is 'assembled', but"):
-        tidy.plan_of("quick", campaign)
+        tidy.plan_of("quick", campaign, tmp_path / "plans")
 
 
 def test_shipped_runs_get_their_experiment(tmp_path: Path) -> None:

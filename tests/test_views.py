@@ -387,6 +387,27 @@ def test_long_labels_slant_and_a_long_host_line_wraps() -> None:
     assert max(map(len, title)) <= by_beside.get_figwidth() * plots.TITLE_CHARS_PER_IN
 
 
+def test_a_figure_title_names_a_vm_only_where_the_figure_draws_one() -> None:
+    """C4's figure (containers alone) said "vm under TCG": the title's host line names the VM's
+    accelerator only when the vm arm is among the figure's rows."""
+    from journalbench.report import plots
+
+    host = "host h, hdd: fsync alone 22.3 ms, vm under TCG"
+    rows = pd.DataFrame([
+        {"host": "h", "run_id": f"{arm}-{rep}", "repetition": rep, "arm": arm, "beside": "alone",
+         "virt_accel": "tcg" if arm == "vm" else None, "device_profile": "hdd",
+         "throughput_mb_s": 10.0 + rep, "achieved_share": 0.6 + rep / 100}
+        for arm in ("vm", "shared-journal") for rep in range(3)])
+    containers = rows[rows["arm"] != "vm"]
+    assert views.host_for(host, containers) == "host h, hdd: fsync alone 22.3 ms"
+    assert views.host_for(host, views.labelled_arms(rows)) == host  # "vm (TCG)" is the vm
+    assert views.host_for(host, pd.DataFrame({"t": [1.0]})) == host  # no arms: as it is
+    drawn = plots.bars(containers, "beside", "throughput_mb_s", "arm", "C4", host, "MB/s")
+    assert "TCG" not in drawn.get_suptitle() and "fsync alone" in drawn.get_suptitle()
+    both = plots.shares(rows, "arm", "C3", host, target=0.7)
+    assert both.get_suptitle().endswith("vm under TCG")
+
+
 def test_the_host_line_counts_cpu_bound_vm_tenants_only() -> None:
     # a container tenant whose server ran out of CPU is flagged too, but it is no vm tenant-run
     rows = pd.DataFrame([

@@ -8,7 +8,7 @@ if MEASURE and MISSING:
 
     rule run_experiment:
         input:
-            plan=str(jb_plan.path_of(CAMPAIGN_FILE)),  # dispatch reads it
+            plan=str(jb_plan.path_of(CAMPAIGN_FILE, PLANS)),  # dispatch reads it
         output:
             "data/raw/{campaign}/{host}/{run_id}/MANIFEST.json",
         wildcard_constraints:
@@ -22,6 +22,7 @@ if MEASURE and MISSING:
             hosts=config["hosts"],
             campaign=config["campaign"],
             claims=config.get("claims", ""),
+            plans=PLANS,
         resources:
             **{f"lane_{i}": lane(i) for i in range(len(HOSTS))},
         conda:
@@ -29,4 +30,4 @@ if MEASURE and MISSING:
         shell:
             "{params.jb} dispatch --campaign {params.campaign} --hosts {params.hosts} "
             "--host {wildcards.host} --run-id {wildcards.run_id} --raw data/raw "
-            "--claims '{params.claims}' 2>&1 | tee {log}"
+            "--plans {params.plans} --claims '{params.claims}' 2>&1 | tee {log}"

@@ -11,16 +11,28 @@ import sys
 import threading
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger as snakemake_logger
 from snakemake.utils import validate
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from journalbench.control import hosts as jb_hosts
+from journalbench.control import joblog as jb_joblog
 from journalbench.control import pools as jb_pools
 from journalbench.plan import campaign as jb_campaign
 from journalbench.plan import plan as jb_plan
 from journalbench.errors import ConfigError
 
 CONFIG_SCHEMA = "workflow/schemas/config.schema.json"
+# a job's file lists shortened in what Snakemake prints (the tidy job's inputs are every run's
+# MANIFEST.json): `make reproduce` prints progress a person reads
+jb_joblog.install(snakemake_logger)
+
+
+def stop(error):
+    """A refusal before any job starts: its lines (one per problem) on stderr and exit 1.
+    Raised, Snakemake would print it after a traceback of the Snakefile."""
+    print(error, file=sys.stderr)
+    raise SystemExit(1)
 
 
 def validate_config(config):
@@ -36,14 +48,20 @@ def validate_config(config):
         ) from None
 
 
-validate_config(config)
+try:
+    validate_config(config)
+except ConfigError as error:
+    stop(error)
 
 # config campaign= is a name in workflow/campaigns/ or a campaign file; folders use its name.
 # Every campaign is planned once: the rule `plan` (tidy.smk) keeps data/plan/<campaign>.json
 # while its file and the planning code are unchanged (journalbench/plan/plan.py), and every
 # step reads it; here it is read, or made in memory until the rule has kept it.
+# The plans are kept in the working directory's data/plan (the repository's, unless Snakemake
+# runs elsewhere), given to every step explicitly: the package's default is the repository's.
+PLANS = Path("data/plan")
 CAMPAIGN_FILE = jb_campaign.campaign_path(str(config["campaign"]))
-CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), keep=False)
+CAMPAIGN_PLAN = jb_plan.current(str(CAMPAIGN_FILE), PLANS, keep=False)
 CAMPAIGN = CAMPAIGN_PLAN.campaign
 HOSTS = jb_hosts.load_hosts(str(config["hosts"]))
 # a pool (a pool file among the hosts) runs the plan once, each run dealt to one member and
@@ -60,14 +78,18 @@ MEASURE = MEASURE.lower() == "true"
 # A planned run folder that holds files but no MANIFEST.json is damaged, not missing: it stops
 # every invocation here, before a job starts, as do missing runs when nothing is measured.
 MISSING, DAMAGED = jb_campaign.unlanded(PLAN, Path("data/raw"))
-jb_campaign.check_unlanded(MISSING, DAMAGED, Path("data/raw"), MEASURE, str(config["campaign"]))
+try:
+    jb_campaign.check_unlanded(MISSING, DAMAGED, Path("data/raw"), MEASURE,
+                               str(config["campaign"]))
+except ConfigError as error:  # DamagedRunFolders: a line per folder, then what stopped
+    stop(error)
 # a lane per host, a pool's member included: each runs one run at a time, all in parallel
 LANES = {host["name"]: index for index, host in enumerate(HOSTS)}
 # the folder each run lands in (a host's or a pool's name) and the lane that runs it
 FOLDERS = sorted({run.host for run in PLAN})
 LANE_OF = {(run.host, run.run_id): run.lane for run in PLAN}
 if len(HOSTS) > 32:
-    raise ValueError(f"hosts {config['hosts']}: at most 32 hosts (lanes in profiles/default)")
+    stop(f"hosts {config['hosts']}: at most 32 hosts (lanes in profiles/default)")
 # The rules' Python. With --use-conda each rule runs in the environment it declares (ENV), whose
 # Python has every dependency but not this package: PYTHONPATH brings it. Otherwise the Python
 # that runs Snakemake (the venv's, whatever PATH says).

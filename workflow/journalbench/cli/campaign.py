@@ -16,6 +16,8 @@ from journalbench.runfolder import locate
 
 HOSTS_OWN = "the host's own"
 CLAIMS_HELP = "only the experiments that test one of these claims (C8,C9)"
+PLANS_HELP = ("folder of the plans (default: the repository's data/plan; the pipeline gives "
+              "its working directory's)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,8 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(every step reads it; it is made again when the campaign file or the "
                     "planning code changes).")
     planner.add_argument("campaigns", metavar="CAMPAIGN", nargs="+")
-    planner.add_argument("--plans", type=Path, default=plan.PLAN_DIR,
-                         help="folder of the plans (default: data/plan)")
+    planner.add_argument("--plans", type=Path, default=plan.PLAN_DIR, help=PLANS_HELP)
     planner.set_defaults(func=cmd_plan)
     parser = subparsers.add_parser(
         "dispatch", help="run one planned run of a campaign on its host (used by Snakemake)")
@@ -37,12 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--raw", type=Path, default=Path("data/raw"))
     parser.add_argument("--claims", default="", help=CLAIMS_HELP)
+    parser.add_argument("--plans", type=Path, default=plan.PLAN_DIR, help=PLANS_HELP)
     parser.set_defaults(func=cmd_dispatch)
     status = subparsers.add_parser("status", help="runs done / total of a campaign, and an ETA")
     status.add_argument("--campaign", required=True)
     status.add_argument("--hosts", default="hosts/local.yaml")
     status.add_argument("--raw", type=Path, default=Path("data/raw"))
     status.add_argument("--claims", default="", help=CLAIMS_HELP)
+    status.add_argument("--plans", type=Path, default=plan.PLAN_DIR, help=PLANS_HELP)
     status.add_argument("--device", help="estimate the plan on this device profile instead "
                                          "(from the landed runs of each kind on it)")
     status.set_defaults(func=cmd_status)
@@ -80,8 +83,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from journalbench.judge.claims import known  # the catalogue: pandas comes with it
+
     for campaign in args.campaigns:
         made = plan.current(campaign, args.plans)
+        known.check(made)
         facts = made.facts
         print(f"{plan.path_of(Path(made.source), args.plans)}: campaign {made.campaign}, "
               f"{len(made.runs)} runs in {len({r['experiment'] for r in made.experiments})} "
@@ -91,13 +97,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    for line in dispatch.status(args.campaign, args.hosts, args.raw, args.claims, args.device):
+    for line in dispatch.status(args.campaign, args.hosts, args.raw, args.claims, args.device,
+                                args.plans):
         print(line)
     return 0
 
 
 def cmd_dispatch(args: argparse.Namespace) -> int:
-    dispatch.dispatch(args.campaign, args.hosts, args.host, args.run_id, args.raw, args.claims)
+    dispatch.dispatch(args.campaign, args.hosts, args.host, args.run_id, args.raw, args.claims,
+                      args.plans)
     return 0
 
 

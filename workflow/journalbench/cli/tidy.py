@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--also", nargs=3, metavar=("RAW_DIR", "OUT", "CAMPAIGN_FILE"),
                         type=Path, action="append", default=[],
                         help="one more campaign to tidy in the same process (repeatable)")
+    parser.add_argument("--plans", type=Path, default=None,
+                        help="folder of the campaigns' plans (default: the repository's "
+                             "data/plan; the pipeline gives its working directory's)")
     parser.set_defaults(func=command)
 
 
@@ -37,7 +40,7 @@ def command(args: argparse.Namespace) -> int:
     damaged: list[Path] = []
     for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
                                     *((raw, out, [file]) for raw, out, file in args.also)]:
-        outcome = tidy(raw_dir, out, campaigns)
+        outcome = tidy(raw_dir, out, campaigns, args.plans)
         damaged += outcome.damaged
         if outcome.stopped:
             print(f"tidy: {len(outcome.damaged)} damaged run folder(s) in {raw_dir}: only "

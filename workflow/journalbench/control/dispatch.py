@@ -103,9 +103,10 @@ def controller_lane(host: str) -> Iterator[None]:
 
 
 def planned_runs(campaign: str, hosts: list[dict[str, Any]], raw: Path, claims: str = "",
-                 chunk: str = "") -> list[PlannedRun]:
-    """The campaign's runs on `hosts`, each pool's dealt as its record says (re-deals)."""
-    plan = plans.current(campaign)
+                 chunk: str = "", plans_folder: Path = plans.PLAN_DIR) -> list[PlannedRun]:
+    """The campaign's runs on `hosts` (its plan kept in `plans_folder`), each pool's dealt as
+    its record says (re-deals)."""
+    plan = plans.current(campaign, plans_folder)
     return plan.for_hosts(hosts, claims, chunk, pools.moved(hosts, plan.campaign, raw))
 
 
@@ -145,12 +146,12 @@ def pool_lines(runs: list[PlannedRun], left: list[PlannedRun], hosts: list[dict[
 
 
 def status(campaign: str, hosts: str, raw: Path, claims: str = "",
-           device: str | None = None) -> list[str]:
+           device: str | None = None, plans_folder: Path = plans.PLAN_DIR) -> list[str]:
     """Where a campaign stands on its hosts: runs done and left with an ETA, the whole plan's
     time (on `device` instead of its own, if given), on a pool each member's and the pool's
     progress and ETA, and a line per damaged run folder (the campaign stops on it)."""
     loaded = load_hosts(hosts)
-    runs = planned_runs(campaign, loaded, raw, claims)
+    runs = planned_runs(campaign, loaded, raw, claims, plans_folder=plans_folder)
     left, damaged = unlanded(runs, raw)  # once for every line
     return [progress_line(runs[0].campaign if runs else campaign, runs, left, raw),
             planned_line(runs, left, raw, device),
@@ -159,12 +160,12 @@ def status(campaign: str, hosts: str, raw: Path, claims: str = "",
 
 
 def dispatch(campaign: str, hosts: str, host_name: str, run_id: str, raw: Path,
-             claims: str = "") -> None:
+             claims: str = "", plans_folder: Path = plans.PLAN_DIR) -> None:
     """Run one planned run of the campaign on its host (on a pool: the member it is dealt to)
-    and land it in `raw`."""
+    and land it in `raw` (the campaign's plan kept in `plans_folder`)."""
     loaded = load_hosts(hosts)
     by_name = {h["name"]: h for h in loaded}
-    runs = planned_runs(campaign, loaded, raw, claims)
+    runs = planned_runs(campaign, loaded, raw, claims, plans_folder=plans_folder)
     matches = [r for r in runs if r.host == host_name and r.run_id == run_id]
     if not matches:
         raise AgentError(f"run {run_id} on {host_name} is not in campaign {campaign}")

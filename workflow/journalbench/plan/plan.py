@@ -8,6 +8,11 @@ A kept plan is used while its key matches: the sha256 of the campaign file and o
 plans (this folder, the workloads' planning, the run id and window rules, the run-spec
 schema); otherwise it is made again. Plans are rebuilt from the campaign files alone, so
 data/plan/ is never committed.
+
+The folder defaults to the repository's data/plan (PLAN_DIR, beside this package), wherever the
+caller runs: a notebook run from notebooks/ leaves nothing in the repository but its outputs.
+The pipeline passes its working directory's data/plan explicitly (a Snakemake run in a scratch
+directory keeps its plans there).
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ from journalbench.plan import deal as deals
 from journalbench.plan import experiments
 from journalbench.plan.campaign import PlannedRun
 
-PLAN_DIR = Path("data/plan")
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[1]  # <repository>/workflow/journalbench
+REPOSITORY = PACKAGE.parents[1]
+PLAN_DIR = REPOSITORY / "data" / "plan"
 # what planning reads besides the campaign file: a change to any of it plans again
 PLANNING_CODE = (
     *sorted((PACKAGE / "plan").glob("*.py")), *sorted((PACKAGE / "agent/workloads").glob("*.py")),
@@ -201,12 +207,13 @@ def planned(path: str, key: str, folder: str) -> Plan:
 
 # -- what a campaign asks, from its plan ------------------------------------------------------
 
-def facts_of(name_or_path: str) -> dict[str, Any]:
+def facts_of(name_or_path: str, folder: Path = PLAN_DIR) -> dict[str, Any]:
     """The plan's facts; none for a campaign known only by the run folders it left. A plan not
-    kept yet is made, not kept: the pipeline asks while it starts, before its plan rule."""
+    kept yet (in `folder`) is made, not kept: the pipeline asks while it starts, before its
+    plan rule."""
     if not campaigns.campaign_path(name_or_path).is_file():
         return {}
-    return current(name_or_path, keep=False).facts
+    return current(name_or_path, folder, keep=False).facts
 
 
 def headline_claims(name_or_path: str) -> str | set[str]:

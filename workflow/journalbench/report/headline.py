@@ -38,6 +38,7 @@ from journalbench.report.summary import (
     NOT_RUN,
     Links,
     cell,
+    claim_names,
     count,
     deciding,
     ours_text,
@@ -162,9 +163,10 @@ def main_testbeds(chosen: Mapping[str, tuple[Any, list[Any]]], eligible: Eligibl
 def tally(found: Sequence[Line]) -> str:
     thesis = [line for line in found if line.claim in THESIS_CLAIMS]
     ours = [line for line in found if line.claim not in THESIS_CLAIMS]
-    text = f"The thesis's {len(thesis)} claims, each on its closest testbed: {count(thesis)}"
+    text = (f"The thesis's {len({line.claim for line in thesis})} claims, each on its closest "
+            f"testbed: {count(thesis)}")
     if ours:
-        text += (f"; ours ({', '.join(line.claim for line in ours)}): "
+        text += (f"; ours ({claim_names(ours)}): "
                  + ", ".join(f"{line.verdict} on {line.testbed}" for line in ours))
     return text + "."
 

@@ -25,7 +25,9 @@ from journalbench.plan import plan as plans
 NOTEBOOK_DIR = Path(__file__).resolve().parents[3] / "notebooks"
 # A notebook says in its own metadata, `journalbench`, that the pipeline runs it and what it
 # needs of a campaign's runs:
-#   order      its place in the pipeline's run (a notebook without it is not run)
+#   order      its place in the pipeline's run and in the reading order (a notebook without
+#              it is not run)
+#   teaches    what it teaches, in one line (the reading order of the README and the report)
 #   needs      {"tool": T} (a tenant runs T), {"devices": N}, {"bfq_settings": N},
 #              {"io_controls": N} or {"cgroup_versions": N} (at least N device profiles, BFQ
 #              settings, I/O controls or cgroup versions)
@@ -38,6 +40,12 @@ def pipeline() -> list[str]:
     ordered = [(declared(path.stem)["order"], path.stem) for path in NOTEBOOK_DIR.glob("*.ipynb")
                if "order" in declared(path.stem)]
     return [name for _, name in sorted(ordered)]
+
+
+def reading_order() -> list[tuple[str, str]]:
+    """The notebooks in the order a student reads them (the pipeline's), each with the one
+    line saying what it teaches."""
+    return [(name, declared(name).get("teaches", "")) for name in pipeline()]
 
 
 @cache

@@ -38,6 +38,11 @@ STUDIES = {
     "fileprep": "File preparation: how jbd2's share depends on how the file was laid out",
 }
 CAPTIONS = Path(__file__).resolve().parents[2] / "report" / "captions.yaml"
+# said once above a page's figures, not at the end of every caption
+HOST_NOTE = ("Each figure's title names its host, each device profile with what an fsync costs "
+             "there and, where it draws one, a VM under TCG; the kernels, the device's raw "
+             "fsync latency and the CPU-bound VM runs are in the host line its notebook prints "
+             "first.")
 CLAIM_ID = re.compile(r"C\d+")
 # the claims a caption begins with: "C22, C23 (thesis Fig ...)", "C6/C20: ..."
 LEADING_CLAIMS = re.compile(r"^C\d+(?:\s*(?:,|/|and)\s*C\d+)*")

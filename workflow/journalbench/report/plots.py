@@ -1,6 +1,7 @@
 """Figure builders shared by the notebooks. Every figure names the host it was measured on
-(views.host_line: a short line; the rest is in the caption and the notebook's host line),
-and its arms as views.arm_label does (a VM under TCG says so), the VM first. Runs on
+(views.host_line: a short line naming a VM's accelerator only where the figure draws the VM,
+views.host_for; the rest is in the notebook's host line), and its arms as views.arm_label
+does (a VM under TCG says so), the VM first. Runs on
 different device profiles are drawn in panels side by side (views.panels), each with its own
 y scale where the quantity's scale follows the device (MB/s), the same arms at the same places
 and colours in every panel, and one legend. Where the thesis states a value of what a figure
@@ -26,7 +27,7 @@ from matplotlib.text import Text
 from journalbench.judge import stats
 from journalbench.judge.claims.checks import SHARE_KINDS
 from journalbench.report import thesis_values
-from journalbench.report.views import arm_order, labelled_arms, panels
+from journalbench.report.views import arm_order, host_for, labelled_arms, panels
 
 sns.set_theme(style="whitegrid", context="notebook")
 PNG_DPI = 130
@@ -138,7 +139,7 @@ def bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, host: str,
         if crowded(ax, order):
             slanted(ax)
     one_legend(axes)
-    return titled(fig, title, host)
+    return titled(fig, title, host_for(host, frame))
 
 
 def spans_decades(values: pd.Series | np.ndarray | list[float],
@@ -282,7 +283,7 @@ def shares(frame: pd.DataFrame, x: str, title: str, host: str, target: float | N
         axes[-1].legend(*thesis_last(axes[-1]), loc="upper left", bbox_to_anchor=(1.01, 1),
                         fontsize=8)
     one_legend(axes)
-    return titled(fig, title, host)
+    return titled(fig, title, host_for(host, frame))
 
 
 def stack_order(parts: pd.DataFrame) -> list[str]:
@@ -317,7 +318,7 @@ def share_timeline(parts: pd.DataFrame, title: str, host: str) -> plt.Figure:
         handles.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
     axes[-1].legend(list(handles.values()), list(handles), loc="upper left",
                     bbox_to_anchor=(1.01, 1), fontsize=8)
-    return titled(fig, title, host)
+    return titled(fig, title, host_for(host, parts))
 
 
 LEGEND_CHARS = 44  # a check's label wraps at this many characters under its panel

@@ -42,7 +42,7 @@ from journalbench.judge.claims.verdicts import (
     values_text,
 )
 from journalbench.plan.plan import headline_claims
-from journalbench.report import headline, summary
+from journalbench.report import headline, notebooks, summary
 from journalbench.report import outputs as written
 from journalbench.report.ledger import inline_html, without_run_ids
 from journalbench.report.outputs import FIGURE, STUDIES, Output
@@ -156,6 +156,19 @@ def skipped_folders(processed: Iterable[Path]) -> pd.DataFrame:
     return pd.concat(tables, ignore_index=True).sort_values("folder", ignore_index=True)
 
 
+def reading_order(root: Path, campaign: str) -> list[dict[str, str]]:
+    """The notebooks in reading order with what each teaches, as the index links them (from
+    results/report/): the executed copy where the pipeline ran it for `campaign`, else the
+    notebook itself."""
+    found = []
+    for name, teaches in notebooks.reading_order():
+        executed = root / "results" / campaign / "notebooks" / f"{name}.ipynb"
+        link = (f"../{campaign}/notebooks/{name}.ipynb" if executed.is_file()
+                else f"../../notebooks/{name}.ipynb")
+        found.append({"name": name, "teaches": teaches, "link": link})
+    return found
+
+
 class Site:
     """The report of the configured `campaign` from every campaign's judged tables."""
 
@@ -175,6 +188,7 @@ class Site:
 
     def common(self, base: str) -> dict[str, Any]:
         return {"base": base, "campaign": self.campaign, "all_claims": list(CLAIMS),
+                "host_note": written.HOST_NOTE, "introduction": summary.introduction(),
                 "other_campaigns": self.others, "study_names": list(self.studies),
                 "how_to_read": Markup(inline_html(summary.HOW_TO_READ))}
 
@@ -205,10 +219,7 @@ class Site:
         return target
 
     def other_lines(self) -> dict[str, str]:
-        return {name: f"{len(self.families[name])} famil"
-                      f"{'y' if len(self.families[name]) == 1 else 'ies'}; "
-                      + summary.tally([r for _, rows in self.families[name] for r in rows])
-                for name in self.others}
+        return {name: summary.campaign_tally(self.families[name]) for name in self.others}
 
     def study_lines(self) -> dict[str, str]:
         return {name: f"{STUDIES.get(name, name)} (runs of campaign {items[0].campaign})"
@@ -268,7 +279,8 @@ class Site:
                              closest=self.headline_view(""),
                              families=family_views(self.families[self.campaign]),
                              skipped=self.skipped.to_dict("records"),
-                             others=self.other_lines(), studies=self.study_lines())]
+                             others=self.other_lines(), studies=self.study_lines(),
+                             reading=reading_order(self.root, self.campaign))]
         pages += self.claim_pages(out, tables)
         for name in self.others:
             drawn = [s for s, items in self.studies.items() if items[0].campaign == name]

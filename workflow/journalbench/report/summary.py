@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from journalbench.judge.claims import scope
-from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, THESIS_CLAIMS
+from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, OURS, THESIS_CLAIMS, id_ranges
 from journalbench.judge.claims.verdicts import (
     AGAINST,
     DIFFERS,
@@ -185,18 +185,53 @@ def count(rows: Iterable[Any]) -> str:
     return ", ".join(parts)
 
 
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def introduction(thesis: Sequence[str] = THESIS_CLAIMS, ours: Sequence[str] = OURS) -> str:
+    """What the package re-tests, its claims named from the catalogue: "... (C1-C23), and one
+    of ours (C24)"."""
+    text = ("journalbench re-tests the claims of a 2021 thesis on disk isolation of virtual "
+            f"machines and containers sharing one ext4 journal ({id_ranges(thesis)})")
+    if ours:
+        text += f", and {NUMBER_WORDS.get(len(ours), str(len(ours)))} of ours ({id_ranges(ours)})"
+    return text + "."
+
+
 def sentence(text: str) -> str:
     """`text` with its first letter capitalised (str.capitalize lowers the rest: "C24")."""
     return text[:1].upper() + text[1:]
 
 
+def claim_names(rows: Iterable[Any]) -> str:
+    """The claims of `rows`, each once, in their order: "C24" however many families."""
+    return ", ".join(dict.fromkeys(row.claim for row in rows))
+
+
 def tally(rows: Sequence[Row]) -> str:
-    """"the thesis's 23 claims: 1 reproduced, ...; ours (C24): contradicted"."""
+    """One family's verdicts, a row per claim: "the thesis's 23 claims: 1 reproduced, ...;
+    ours (C24): 1 contradicted"."""
     thesis = [r for r in rows if r.claim in THESIS_CLAIMS]
     ours = [r for r in rows if r.claim not in THESIS_CLAIMS]
-    text = f"the thesis's {len(thesis)} claims: {count(thesis)}"
+    text = f"the thesis's {len({r.claim for r in thesis})} claims: {count(thesis)}"
     if ours:
-        text += f"; ours ({', '.join(r.claim for r in ours)}): {count(ours)}"
+        text += f"; ours ({claim_names(ours)}): {count(ours)}"
+    return text
+
+
+def campaign_tally(found: Sequence[tuple[Mapping[str, Any], Sequence[Row]]]) -> str:
+    """A campaign's verdicts over its families: a claim is judged once per family, so its
+    verdicts are counted as verdicts, not as as many claims: "8 families, each judging a
+    claim once: the thesis's 23 claims, 184 verdicts: ...; ours (C24), 8 verdicts: ..."."""
+    if len(found) == 1:
+        return f"1 family; {tally(found[0][1])}"
+    rows = [row for _, mine in found for row in mine]
+    thesis = [r for r in rows if r.claim in THESIS_CLAIMS]
+    ours = [r for r in rows if r.claim not in THESIS_CLAIMS]
+    text = (f"{len(found)} families, each judging a claim once: the thesis's "
+            f"{len({r.claim for r in thesis})} claims, {len(thesis)} verdicts: {count(thesis)}")
+    if ours:
+        text += f"; ours ({claim_names(ours)}), {len(ours)} verdicts: {count(ours)}"
     return text
 
 
@@ -265,10 +300,8 @@ def document(campaign: str, found: Sequence[tuple[dict[str, Any], list[Row]]],
     headline.py), the configured campaign's table per family, the run folders left out, and
     the other campaigns and studies (`others`, `studies`: name -> one line)."""
     lines = ["# Results at a glance", "",
-             "journalbench re-tests the claims of a 2021 thesis on disk isolation of virtual "
-             "machines and containers sharing one ext4 journal (C1-C23), and one of ours (C24). "
-             f"The report, [{links.report}index.html]({links.report}index.html), has a page "
-             "per claim with every part, figure, table and run.", ""]
+             f"{introduction()} The report, [{links.report}index.html]({links.report}"
+             "index.html), has a page per claim with every part, figure, table and run.", ""]
     if lead:
         lines += ["## Each claim on its closest testbed", "", *lead]
     lines += [f"## Campaign {campaign}, claim by claim", "", HOW_TO_READ, ""]

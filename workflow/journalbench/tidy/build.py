@@ -166,39 +166,43 @@ def stop(outcome: Outcome, out: Path) -> Outcome:
     return outcome
 
 
-def campaign_plans(names: set[str], given: list[Path]) -> dict[str, Plan]:
-    """Campaign name -> its plan (plan/plan.py): of the files given, else of
-    workflow/campaigns/<name>.yaml."""
+def campaign_plans(names: set[str], given: list[Path],
+                   folder: Path | None = None) -> dict[str, Plan]:
+    """Campaign name -> its plan (plan/plan.py, kept in `folder`, else the repository's
+    data/plan): of the files given, else of workflow/campaigns/<name>.yaml."""
     from journalbench.plan import plan
     from journalbench.plan.campaign import campaign_path
 
-    plans = {found.campaign: found for found in (plan.current(str(path)) for path in given)}
+    folder = plan.PLAN_DIR if folder is None else folder
+    plans = {found.campaign: found
+             for found in (plan.current(str(path), folder) for path in given)}
     for name in sorted(names - set(plans)):
         path = campaign_path(name)
         if not path.is_file():
             print(f"tidy: no campaign file {path}: the runs of campaign {name} belong to no "
                   "experiment (give it with --campaign FILE)", file=sys.stderr)
             continue
-        plans[name] = plan_of(name, path)
+        plans[name] = plan_of(name, path, folder)
     return plans
 
 
-def plan_of(name: str, path: Path) -> Plan:
-    """The plan of campaign `name` from its file; ConfigError if the file names another."""
+def plan_of(name: str, path: Path, folder: Path) -> Plan:
+    """The plan of campaign `name` from its file (kept in `folder`); ConfigError if the file
+    names another."""
     from journalbench.plan import plan
 
-    found = plan.current(str(path))
+    found = plan.current(str(path), folder)
     if found.campaign != name:
         raise ConfigError(f"{path}: field name: is {found.campaign!r}, but the runs are of "
                           f"campaign {name!r}")
     return found
 
 
-def experiment_table(runs: Any, given: list[Path]) -> Any:
+def experiment_table(runs: Any, given: list[Path], folder: Path | None = None) -> Any:
     """The experiments table of the runs' campaigns (and of the campaigns given), from their
     plans."""
     names = {name for name in runs.column("campaign").to_pylist() if name is not None}
-    plans = campaign_plans(names, given)
+    plans = campaign_plans(names, given, folder)
     rows = [row for found in plans.values() for row in found.experiments]
     planned = {(row["campaign"], row["run_id"]) for row in rows}
     ids = zip(runs.column("campaign").to_pylist(), runs.column("run_id").to_pylist(),
@@ -210,10 +214,12 @@ def experiment_table(runs: Any, given: list[Path]) -> Any:
     return rowcache.to_table(rows, experiments.COLUMNS)
 
 
-def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outcome:
+def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None,
+         plans: Path | None = None) -> Outcome:
     """Write OUT/runs.parquet, OUT/samples.parquet, OUT/skipped.parquet and
     OUT/experiments.parquet from RAW_DIR (experiments from the `campaigns` files, else from
-    workflow/campaigns/<name>.yaml)."""
+    workflow/campaigns/<name>.yaml; their plans kept in `plans`, else the repository's
+    data/plan)."""
     raw_dir, out = raw_dir.resolve(), out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     cache = rowcache.Cache(out / CACHE, {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS})
@@ -244,7 +250,7 @@ def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None) -> Outco
         "runs": run_table,
         "samples": rowcache.in_order(kept["samples"], order),
         "skipped": rowcache.to_table(outcome.skipped, SKIPPED_COLUMNS),
-        "experiments": experiment_table(run_table, campaigns or []),
+        "experiments": experiment_table(run_table, campaigns or [], plans),
     }
     for name, table in tables.items():
         write(table, out / f"{name}.parquet")

@@ -6,6 +6,8 @@ preconditions at length."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from journalbench.judge.claims.mechanisms import (
@@ -41,6 +43,9 @@ SPLIT = consolidation("device-division", "weights-split")
 SIZE = consolidation("device-request-size", "weights-size")
 JOURNAL = consolidation("device-commit", "weights-interference")  # fsyncs beside a neighbour
 JOURNAL_SPLIT = consolidation("device-commit", "weights-split")  # shares beside the journal
+
+
+OURS_WHERE = "ours (not in the thesis)"  # where a claim of ours is "in the thesis"
 
 
 @dataclass(frozen=True)
@@ -128,12 +133,39 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (
     # not the thesis's: seen here, on a modern kernel with BFQ (the thesis names no I/O
     # scheduler, and its journal-accounted arm ran on OpenVZ 7.0.10's own kernel), so it has
     # no figure of the thesis to compare with and no testbed of the thesis's to scope it by
-    Claim("C24", "ours (not in the thesis)", "journal accounting can starve: a high-fsync "
+    Claim("C24", OURS_WHERE, "journal accounting can starve: a high-fsync "
           "victim at 70% whose jbd2 thread sits in its cgroup gets less than a quarter of its "
           "weight's share beside a 30% streaming (no-fsync) writer, and less than without "
           "accounting", ("c24-starvation",), {}),
 )}
-THESIS_CLAIMS = tuple(c for c in CLAIMS if c != "C24")  # C1-C23; C24 is ours
+# Everything else derives the claims from CLAIMS: the thesis's and ours (by `where`), the ids a
+# campaign may name (the pipeline refuses any other before it starts: unknown), and how the
+# summary, the report and the ledger name them (id_ranges: "C1-C23").
+OURS = tuple(c for c, claim in CLAIMS.items() if claim.where == OURS_WHERE)
+THESIS_CLAIMS = tuple(c for c in CLAIMS if c not in OURS)
+CLAIM_ID = re.compile(r"^C([1-9][0-9]*)$")  # the shape the campaign schema checks
+
+
+def unknown(ids: Iterable[str], claims: Mapping[str, Claim] = CLAIMS) -> list[str]:
+    """The ids among `ids` that name no claim of the catalogue, each once, in order."""
+    return [i for i in dict.fromkeys(ids) if i not in claims]
+
+
+def id_ranges(ids: Iterable[str]) -> str:
+    """Claim ids with runs of consecutive numbers joined: "C1-C23", "C1-C3, C5", "C24"."""
+    numbers = []
+    for i in ids:
+        match = CLAIM_ID.match(i)
+        if match is None:
+            raise ValueError(f"{i!r}: not a claim id (C and a number)")
+        numbers.append(int(match.group(1)))
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"C{r[0]}" if len(r) == 1 else f"C{r[0]}-C{r[-1]}" for r in runs)
 
 # Each claim in one line, words without the thesis's numbers (the statement above has them):
 # the first column of the results at a glance (results/summary.md, the README, the report).

@@ -1,0 +1,43 @@
+"""What Snakemake prints of a job, in lines a person reads. Its job blocks list every input
+and output: the tidy job's inputs are every run's MANIFEST.json (one line of ~150 KB in
+`make reproduce`), and a failed job lists them again. A filter on Snakemake's logger, put on it
+by the Snakefile (common.smk), keeps the first few of a long list and says how many there are,
+and cuts a long reason (each missing output named) to its start. The jobs' own output (a
+campaign's progress lines, tidy's summary) is untouched; the full lists are in the DAG
+(`snakemake --summary`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+SHOWN = 3  # files of a list printed
+LISTS = ("input", "output", "log")  # a job record's file lists (JOB_INFO and JOB_ERROR)
+REASON_CHARS = 240
+
+
+def shortened(files: Sequence[str]) -> list[str]:
+    """`files`, or its first SHOWN and how many there are in all."""
+    if len(files) <= SHOWN + 1:
+        return list(files)
+    return [*files[:SHOWN], f"... ({len(files)} files in all)"]
+
+
+class ShortLists(logging.Filter):
+    """Shortens a job record's file lists and reason before any handler formats it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for name in LISTS:
+            files = getattr(record, name, None)
+            if isinstance(files, list | tuple) and all(isinstance(f, str) for f in files):
+                setattr(record, name, shortened(files))
+        reason = getattr(record, "reason", None)
+        if isinstance(reason, str) and len(reason) > REASON_CHARS:
+            record.reason = reason[:REASON_CHARS].rsplit(" ", 1)[0] + " ..."
+        return True
+
+
+def install(logger: logging.Logger) -> None:
+    """Put the filter on `logger` (Snakemake's), once however often the Snakefile is read."""
+    if not any(isinstance(f, ShortLists) for f in logger.filters):
+        logger.addFilter(ShortLists())
