@@ -123,8 +123,12 @@ NO_THESIS_VALUE: dict[str, str] = {
     "device-class-effects": "effects on two devices; each check's effect of interest (the "
                             "thesis's effect where it gives one) is drawn as its dotted lines",
     "bfq-isolation-effects": "effects under BFQ's settings, which the thesis does not vary",
-    "controller-effects": "effects on three testbeds; each check's value if the thesis held "
+    "controller-effects": "effects on four testbeds; each check's value if the thesis held "
                           "(a share's target, a ratio's effect) is drawn in its colour",
+    "controller-journal-cgroup": "C24 is ours, and journal-cgroup is our arm",
+    "controller-calibration": "iocost's calibration: the thesis ran no iocost",
+    "controller-validation": "iocost's validation: the thesis ran no iocost",
+    "controller-trace": "iocost's own statistics: the thesis ran no iocost",
     "c13-mysql-shares-vm": "per-second shares of one run: the thesis's are its own plots",
     "c13-mysql-shares-shared-journal": "per-second shares of one run (the thesis's ~20% is "
                                        "of all disk I/O, Fig 4.10, 4.11)",
