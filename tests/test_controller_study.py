@@ -174,3 +174,33 @@ def test_validation_gives_the_readers_share_and_what_the_pair_reads_against_one_
     table = study.validation(runs, experiments).set_index("measure")
     assert table.iloc[0]["effect"] == pytest.approx(0.8, abs=0.01)
     assert table.iloc[1]["effect"] == pytest.approx(0.8, rel=0.02)  # 1.0 together / 1.25 alone
+
+
+def test_the_answer_and_the_findings_come_from_the_tables() -> None:
+    """The narrow table says each change as text with its answer; the sentences count what
+    the dependence table says (nothing typed by hand), the host contrast shown, not tested."""
+    rows = []
+    for factor, first, other, one in ((c.factor, c.first, c.other, c.one_factor)
+                                      for c in study.CONTRASTS):
+        for check, (change, p) in enumerate(((2.0, 0.0001), (1.0, 0.9)), start=1):
+            rows.append({"claim": "C8", "check": check, "test": f"t{check}", "kind": "ratio",
+                         "factor": factor, "from": first, "to": other, "one_factor": one,
+                         "effect_from": 1.0, "low_from": 0.9, "high_from": 1.1,
+                         "effect_to": change, "low_to": change * 0.9, "high_to": change * 1.1,
+                         "scale": "ratio", "change": change, "low": change * 0.85,
+                         "high": change * 1.15, "p": p})
+    from journalbench.judge.stats import holm
+
+    table = pd.DataFrame(rows)
+    one = table["one_factor"]
+    rejected, adjusted = holm(table.loc[one, "p"].to_numpy())
+    table["p_holm"], table["depends"] = np.nan, pd.Series(pd.NA, dtype="boolean")
+    table.loc[one, "p_holm"], table.loc[one, "depends"] = adjusted, rejected
+    answer = study.answer(table)
+    assert list(answer.columns) == ["claim", "check", "factor", "change", "p_holm", "depends"]
+    assert answer.loc[0, "change"] == "x2 [1.7, 2.3]" and answer.loc[0, "depends"] == "yes"
+    assert set(answer.loc[~one.to_numpy(), "depends"]) == {"not tested"}
+    found = study.findings(table)
+    assert found[0].startswith("**cgroup version** (v1/bfq -> v2/bfq): 1 of 2 checks depend "
+                               "on it after Holm (claims: C8)")
+    assert "not one factor" in found[2] and "1 of 2 checks moved" in found[2]

@@ -363,3 +363,85 @@ def one_run_each(runs: pd.DataFrame, experiments: pd.DataFrame, testbed: str,
     rows = rows.assign(_arm=[ARM_ORDER.index(a) if a in ARM_ORDER else 99 for a in rows["arm"]],
                        _beside=rows["beside"].map(order))
     return list(rows.sort_values(["_arm", "_beside"])["run_id"])
+
+
+# -- the answer first ----------------------------------------------------------------------
+
+def interval_text(effect: float, low: float, high: float, scale: str) -> str:
+    """"x1.11 [1.05, 1.18]" for a ratio, "+0.036 [0.01, 0.06]" for a difference of shares."""
+    if pd.isna(effect):
+        return "—"
+    if scale == "ratio":
+        return f"x{effect:.3g} [{low:.3g}, {high:.3g}]"
+    return f"{effect:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def answer(dependence: pd.DataFrame) -> pd.DataFrame:
+    """The dependence table narrowed to what a reader needs, a row per check and contrast:
+    the claim and check, the factor, the change with its interval as text, Holm's p (3
+    digits) and the answer (`depends`: yes, no, or "not tested" outside the Holm family)."""
+    rows = dependence.assign(
+        change=[interval_text(c, lo, hi, s) for c, lo, hi, s in
+                zip(dependence["change"], dependence["low"], dependence["high"],
+                    dependence["scale"], strict=True)],
+        p_holm=dependence["p_holm"].map(lambda p: "—" if pd.isna(p) else f"{p:.3g}"),
+        depends=[("yes" if d else "no") if one and pd.notna(d) else "not tested"
+                 for d, one in zip(dependence["depends"], dependence["one_factor"],
+                                   strict=True)])
+    return rows[["claim", "check", "factor", "change", "p_holm", "depends"]].reset_index(
+        drop=True)
+
+
+def findings(dependence: pd.DataFrame, verdicts: pd.DataFrame | None = None,
+             journal: pd.DataFrame | None = None, writeback: pd.DataFrame | None = None,
+             validation: pd.DataFrame | None = None) -> list[str]:
+    """What the study found, in sentences computed from its tables (Markdown): per
+    one-factor contrast, how many checks it changed and which claims; the claims whose
+    container outcomes differ between the nested testbeds; C24's contrast with the journal
+    controlled on both sides; the write-back factor; iocost's validation."""
+    said = []
+    for contrast in CONTRASTS:
+        mine = dependence[dependence["factor"] == contrast.factor]
+        if mine.empty:
+            continue
+        if not contrast.one_factor:
+            moved = mine[(mine["p"] < 0.05)]
+            said.append(f"**{contrast.factor}** ({contrast.first} -> {contrast.other}, not "
+                        f"one factor): {len(moved)} of {len(mine)} checks moved at p < 0.05 "
+                        "before any correction; shown, not tested.")
+            continue
+        yes = mine[mine["depends"].fillna(False).astype(bool)]
+        claims = ", ".join(dict.fromkeys(yes["claim"])) or "none"
+        biggest = ""
+        if not yes.empty:
+            top = yes.loc[(yes["p_holm"]).idxmin()]
+            biggest = (f"; the clearest, {top['claim']} check {top['check']}: "
+                       f"{interval_text(top['change'], top['low'], top['high'], top['scale'])}")
+        said.append(f"**{contrast.factor}** ({contrast.first} -> {contrast.other}): "
+                    f"{len(yes)} of {len(mine)} checks depend on it after Holm (claims: "
+                    f"{claims}){biggest}.")
+    if verdicts is not None and "changes" in verdicts and verdicts["changes"].any():
+        said.append("Container outcomes that differ between the nested host's testbeds: "
+                    + ", ".join(verdicts.loc[verdicts["changes"], "claim"]) + ".")
+    if journal is not None and not journal.empty:
+        rows = journal[(journal["contrast"] == "journal-cgroup minus journal-accounted")
+                       & (journal["beside"] == "no-fsync")].dropna(subset=["effect"])
+        if not rows.empty:
+            said.append("C24 with the journal controlled on both sides (journal-cgroup minus "
+                        "journal-accounted, the victim's share beside a no-fsync writer): "
+                        + "; ".join(f"{r['testbed']} "
+                                    f"{interval_text(r['effect'], r['low'], r['high'], 'share')}"
+                                    for _, r in rows.iterrows()) + ".")
+    if writeback is not None and not writeback.empty:
+        said.append("Write-back (the victim's MB/s beside a buffered over a direct neighbour, "
+                    "v2/bfq over v1/bfq): "
+                    + "; ".join(f"{r['arm']} {r['preset']} "
+                                f"{interval_text(r['change'], r['low'], r['high'], 'ratio')}"
+                                for _, r in writeback.iterrows()) + ".")
+    if validation is not None and not validation.empty:
+        shares = validation[validation["scale"] == "share"].dropna(subset=["effect"])
+        if not shares.empty:
+            said.append("iocost's validation (the 80% random reader's share, target 0.80): "
+                        + "; ".join(f"{r['testbed']} {r['effect']:.2f}"
+                                    for _, r in shares.iterrows()) + ".")
+    return said

@@ -126,14 +126,32 @@ def by_claim(table: pd.DataFrame) -> dict[str, list[dict]]:
     return found
 
 
+WIDE_COLUMNS = 9  # a table with more columns is folded (render_table)
+
+
 def render_table(path: Path) -> Markup:
     try:
         table = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise ValueError(f"{path}: not a table: {' '.join(str(error).split())}") from None
     # four significant digits: the CSV keeps every digit
-    return Markup(table.to_html(index=False, border=0, classes="data", na_rep="",
-                                float_format=lambda x: f"{x:.4g}"))
+    shown = Markup(table.to_html(index=False, border=0, classes="data", na_rep="",
+                                 float_format=lambda x: f"{x:.4g}"))
+    if table.shape[1] <= WIDE_COLUMNS:
+        return shown
+    # too wide for a 1280 px screen: a click away, its notebook shows what a reader needs
+    return Markup(f"<details><summary>all {table.shape[1]} columns, {len(table)} rows</summary>"
+                  f"{shown}</details>")
+
+
+def study_findings(root: Path, campaign: str, study: str) -> list[Markup]:
+    """What a study's notebook found, a line each (results/<campaign>/<study>-findings.md,
+    Markdown lines it computed from its tables): the study's page opens with them."""
+    path = root / "results" / campaign / f"{study}-findings.md"
+    if not path.is_file():
+        return []
+    return [Markup(inline_html(line.strip())) for line in path.read_text().splitlines()
+            if line.strip()]
 
 
 def grouped(items: Iterable[Output]) -> dict[str, list[Output]]:
@@ -295,7 +313,8 @@ class Site:
                                      **self.common("../"), name=name,
                                      title=STUDIES.get(name, name), shown=shown,
                                      shown_page=page, notebook=items[0].notebook,
-                                     items=items, tables=tables))
+                                     items=items, tables=tables,
+                                     findings=study_findings(self.root, self.campaign, name)))
         links = summary.Links(report="report/", root="../")
         lead = headline.document_section(self.judged, self.lines, self.main, self.campaign,
                                          links, headline.CHANGES)
