@@ -122,3 +122,21 @@ def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -
     assert row[4:] == ["contradicted (weights)", f"{shown.CHOSEN} b v2/iocost"]
     # the thesis's 23 claims counted with the testbed each verdict rests on
     assert "1 reproduced (1 on a testbed like the thesis's)" in shown.tally(lines)
+
+
+def test_a_claim_on_several_devices_is_counted_per_device() -> None:
+    """C24's testbeds span the fast disk and the emulated HDD: its row and the summary say
+    where it holds and where not, each device's verdicts counted."""
+    from journalbench.report.headline import Line, by_device, others_text
+
+    line = Line("C24", "ours", "x", "contradicted", testbed="hdd-a",
+                cells={"n1": "reproduced", "n2": "reproduced", "n3": "mixed",
+                       "h1": "contradicted (differs: weights)"},
+                devices={"hdd-a": "hdd", "n1": "native", "n2": "native", "n3": "native",
+                         "h1": "hdd"})
+    assert by_device(line) == "on hdd 2 contradicted; on native 2 reproduced, 1 mixed"
+    assert others_text(line) == ("4 testbeds: on native 2 reproduced, 1 mixed; "
+                                 "on hdd 1 contradicted")
+    one = Line("C8", "x", "x", "mixed", testbed="a", cells={"b": "mixed"},
+               devices={"a": "hdd", "b": "hdd"})
+    assert by_device(one) == ""

@@ -70,6 +70,8 @@ class Line:
     why: str = ""  # why this testbed
     missing: str = ""  # its parts not measured there
     cells: dict[str, str] = field(default_factory=dict)  # other testbed -> its outcome
+    # every testbed of the claim (the chosen one too) -> its device profile
+    devices: dict[str, str] = field(default_factory=dict)
     changes: str = ""  # what dated rules changed of this verdict, on this testbed
     figure: Output | None = None
 
@@ -145,7 +147,9 @@ def lines(judged: Tables, eligible: Eligible,
             ours=ours_text(part) if part else "", effect=effect_text(part) if part else "",
             part=part["test"] if part else "", thesis=part["thesis"] if part else "",
             why=closest_testbed.why_chosen(best, others), missing=missing_text(best),
-            cells={o.label: short(o) for o in others}, changes=str(row.get("changes") or ""),
+            cells={o.label: short(o) for o in others},
+            devices={c.label: str(c.family["device_profile"]) for c in (best, *others)},
+            changes=str(row.get("changes") or ""),
             figure=main_figure(outputs, claim, str(row["campaign"]))))
     return found, main
 
@@ -160,6 +164,22 @@ def main_testbeds(chosen: Mapping[str, tuple[Any, list[Any]]], eligible: Eligibl
     return list(names)
 
 
+def by_device(line: Line) -> str:
+    """The claim's verdicts on all its testbeds, counted per device profile, where they span
+    more than one ("" otherwise): "on native 3 reproduced, 1 mixed; on hdd 5 contradicted"."""
+    if len(set(line.devices.values())) < 2:
+        return ""
+    # the chosen testbed's device first
+    outcomes = {**({line.testbed: line.verdict} if line.testbed else {}), **line.cells}
+    counted: dict[str, dict[str, int]] = {}
+    for name, text in outcomes.items():
+        verdict = text.split(" (")[0]
+        mine = counted.setdefault(line.devices.get(name, "?"), {})
+        mine[verdict] = mine.get(verdict, 0) + 1
+    return "; ".join(f"on {device} " + ", ".join(f"{n} {v}" for v, n in verdicts.items())
+                     for device, verdicts in counted.items())
+
+
 def tally(found: Sequence[Line]) -> str:
     thesis = [line for line in found if line.claim in THESIS_CLAIMS]
     ours = [line for line in found if line.claim not in THESIS_CLAIMS]
@@ -167,7 +187,9 @@ def tally(found: Sequence[Line]) -> str:
             f"testbed: {count(thesis)}")
     if ours:
         text += (f"; ours ({claim_names(ours)}): "
-                 + ", ".join(f"{line.verdict} on {line.testbed}" for line in ours))
+                 + ", ".join(f"{line.verdict} on {line.testbed}"
+                             + (f" (its testbeds {by_device(line)})" if by_device(line) else "")
+                             for line in ours))
     return text + "."
 
 
@@ -263,12 +285,16 @@ def others_text(line: Line, names: Iterable[str] | None = None, most: int = 3) -
         return "—"
     if len(shown) <= most:
         return "; ".join(f"{name}: {text}" for name, text in shown.items())
-    verdicts: dict[str, int] = {}
-    for text in shown.values():
+    by_profile: dict[str, dict[str, int]] = {}  # counted per device where they span several
+    several = len({line.devices.get(n, "") for n in shown}) > 1
+    for name, text in shown.items():
         verdict = text.split(" (")[0]
-        verdicts[verdict] = verdicts.get(verdict, 0) + 1
+        mine = by_profile.setdefault(line.devices.get(name, "") if several else "", {})
+        mine[verdict] = mine.get(verdict, 0) + 1
     return (f"{len(shown)} testbeds: "
-            + ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items()))
+            + "; ".join((f"on {device} " if device else "")
+                        + ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items())
+                        for device, verdicts in by_profile.items()))
 
 
 CHOSEN = "◆"  # the compact table's mark of the testbed a verdict comes from

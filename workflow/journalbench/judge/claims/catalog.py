@@ -136,7 +136,9 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (
     Claim("C24", OURS_WHERE, "journal accounting can starve: a high-fsync "
           "victim at 70% whose jbd2 thread sits in its cgroup gets less than a quarter of its "
           "weight's share beside a 30% streaming (no-fsync) writer, and less than without "
-          "accounting", ("c24-starvation",), {}),
+          "accounting (found on this machine's own disk, campaigns quick and bfq; "
+          "where it holds and where not: its verdict on each testbed, counted per device)",
+          ("c24-starvation",), {}),
 )}
 # Everything else derives the claims from CLAIMS: the thesis's and ours (by `where`), the ids a
 # campaign may name (the pipeline refuses any other before it starts: unknown), and how the
@@ -199,5 +201,6 @@ HEADLINES: dict[str, str] = {
     "C21": "Redis alone: containers are faster than the VM",
     "C22": "Redis beside a buffered writer: the VM is steady, containers slow as it fsyncs more",
     "C23": "Redis: per-container journals beat a shared journal; accounting adds little",
-    "C24": "Journal accounting can starve a high-fsync victim beside a streaming writer",
+    "C24": "Journal accounting can starve a high-fsync victim beside a streaming writer "
+           "(found on a fast disk; per device: its row)",
 }
