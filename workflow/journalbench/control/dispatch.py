@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder
-from journalbench.control import pools
+from journalbench.control import pools, progress
 from journalbench.control.hosts import load_hosts
 from journalbench.control.progress import eta_seconds
 from journalbench.control.runremote import run_remote
@@ -59,14 +59,30 @@ def progress_line(campaign: str, runs: list[PlannedRun], left: list[PlannedRun],
             f"{len(left)} left, ETA {hms(eta)}")
 
 
+def on_device(runs: list[PlannedRun], device: str | None) -> list[PlannedRun]:
+    """The runs on the device profile `device` instead of their own (None: their own)."""
+    return [replace(r, spec={**r.spec, "device": device}) for r in runs] if device else runs
+
+
+def devices_of(runs: list[PlannedRun]) -> str:
+    """The device profiles the runs ask, named ("the host's" for its own disk)."""
+    return ", ".join(sorted({str(r.spec.get("device", "the host's")) for r in runs}))
+
+
+def planned_seconds(runs: list[PlannedRun], landed: list[progress.Overheads],
+                    device: str | None = None) -> float:
+    """The whole plan's wall time, done or not (on `device` instead of the campaign's own),
+    from the overheads of the landed runs (`landed`: the campaign's, then its hosts' other
+    campaigns', as `folders` gives them)."""
+    return progress.estimate(on_device(runs, device), landed)
+
+
 def planned_line(runs: list[PlannedRun], left: list[PlannedRun], raw: Path,
                  device: str | None) -> str:
     """The whole plan's wall time, done or not; on `device` instead of the campaign's own."""
-    landed = folders(runs, left, raw)
-    if device:
-        runs = [replace(r, spec={**r.spec, "device": device}) for r in runs]
-    where = device or ", ".join(sorted({str(r.spec.get("device", "the host's")) for r in runs}))
-    return f"planned: {len(runs)} runs, {hms(eta_seconds(runs, *landed))} on {where}"
+    landed = [progress.overheads(found) for found in folders(runs, left, raw)]
+    where = device or devices_of(runs)
+    return f"planned: {len(runs)} runs, {hms(planned_seconds(runs, landed, device))} on {where}"
 
 
 def land(partial: Path, final: Path) -> None:

@@ -19,10 +19,13 @@ def run_class(spec: dict[str, Any]) -> tuple[Any, ...]:
     return (spec["arm"], spec.get("device"), tuple(work))
 
 
-def overheads(folders: list[Path]) -> dict[tuple[Any, ...] | None, list[float]]:
+Overheads = dict[tuple[Any, ...] | None, list[float]]  # run class (None: every run) -> seconds
+
+
+def overheads(folders: list[Path]) -> Overheads:
     """Seconds finished runs took beyond their warm-up and measured seconds (set-up, teardown,
     the workloads' own start and stop), by run class (None: every run)."""
-    found: dict[tuple[Any, ...] | None, list[float]] = {None: []}
+    found: Overheads = {None: []}
     for folder in folders:
         try:
             timing = json.loads((folder / runfolder.HOST).read_text())["timing"]
@@ -47,10 +50,15 @@ def eta_seconds(runs_left: list[PlannedRun], done_folders: list[Path],
     """Remaining time from the run lengths plus the overhead finished runs of the same class
     had: this campaign's, else other campaigns' on the same host (code may have changed
     since), else the mean of this campaign's runs, of the others', or 10 s."""
-    sources = [overheads(done_folders), overheads(list(other_folders))]
+    return estimate(runs_left, [overheads(done_folders), overheads(list(other_folders))])
+
+
+def estimate(runs: list[PlannedRun], sources: list[Overheads]) -> float:
+    """eta_seconds from overheads already read, `sources` in the order they are asked (a
+    caller estimating many sets of runs reads each folder once)."""
     means = [sum(found[None]) / len(found[None]) for found in sources if found[None]]
     total = 0.0
-    for run in runs_left:
+    for run in runs:
         key = run_class(run.spec)
         same = next((found[key] for found in sources if found.get(key)), None)
         overhead = sum(same) / len(same) if same else (means[0] if means else 10.0)

@@ -27,7 +27,7 @@ def runs_for(runs: pd.DataFrame, experiments: pd.DataFrame, *, claim: str | None
         chosen = chosen[chosen["experiment"] == experiment]
     keys = set(zip(chosen["campaign"], chosen["run_id"], strict=True))
     mask = [key in keys for key in zip(runs["campaign"], runs["run_id"], strict=True)]
-    return runs[mask]
+    return runs.loc[mask]
 
 
 BESIDE_ORDER = ["alone", "no-fsync", "low-fsync", "high-fsync"]
