@@ -111,7 +111,7 @@ def runs_of(rows: list[tuple]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tenant rows (experiment, testbed, arm, tenant, beside, preset, share, MB/s), one run
     per row pair of an experiment and repetition, and the experiments table naming them."""
     runs, experiments = [], []
-    for i, (experiment, bed, arm, tenant, beside, preset, share, mb_s, rep) in enumerate(rows):
+    for experiment, bed, arm, tenant, beside, preset, share, mb_s, rep in rows:
         version, control = bed.split("/")
         run_id = f"{arm}-{experiment}-{bed}-{beside}-{rep}".replace("/", "-")
         runs.append({"campaign": study.STUDY, "host": "nested", "run_id": run_id,

@@ -52,6 +52,8 @@ from journalbench.judge.claims.verdicts import MEASURED, parts_text
 from journalbench.report.device_class import numbered
 from journalbench.vocabulary import (
     ARMS as ARM_ORDER,
+)
+from journalbench.vocabulary import (
     JOURNAL_ACCOUNTED,
     JOURNAL_CGROUP,
     PER_CONTAINER_JOURNAL,

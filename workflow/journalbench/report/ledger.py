@@ -63,8 +63,8 @@ def intro(claims: pd.DataFrame) -> list[Block]:
     families = claims.drop_duplicates(FAMILY)
     return [
         ("p", "Every claim of the thesis, tested on the runs of each campaign, host, device "
-              "profile, cgroup version, BFQ setting and I/O control (a *family*: runs of different families "
-              "are never pooled). Families: "
+              "profile, cgroup version, BFQ setting and I/O control (a *family*: runs of "
+              "different families are never pooled). Families: "
               + ", ".join(family_name(r) for _, r in families.iterrows()) + "."),
         ("p", "Verdicts, fixed in code before data except where the section *Changes to the "
               "rules* dates a change (docs/claims.md has each claim's checks, margins, "

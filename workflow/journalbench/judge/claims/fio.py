@@ -12,10 +12,10 @@ from journalbench.judge.claims.checks import Check
 from journalbench.judge.claims.preconditions import JOURNAL_REGIME
 from journalbench.judge.claims.registry import checks_of
 from journalbench.vocabulary import (
-    THESIS_CONTAINER_ARMS,
     JOURNAL_ACCOUNTED,
     PER_CONTAINER_JOURNAL,
     SHARED_JOURNAL,
+    THESIS_CONTAINER_ARMS,
 )
 
 NEIGHBOURS = ["no-fsync", "low-fsync", "high-fsync"]  # the thesis's order of fsync rates

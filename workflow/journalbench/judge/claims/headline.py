@@ -8,7 +8,8 @@ Closest, in order (fixed 2026-11-27, before the headline was built from it):
    (scope.py, after the measured drops of contrasts.py), over its measured parts;
 3. the most runs behind the claim's parts; then the family's name, so the choice is one.
 
-A testbed is a family of the ledger (campaign, host, device profile, cgroup version, BFQ setting, I/O control).
+A testbed is a family of the ledger (campaign, host, device profile, cgroup version, BFQ
+setting, I/O control).
 A family with no run of the claim offers nothing for it."""
 
 from __future__ import annotations
