@@ -404,7 +404,21 @@ def figure_rows(runs: pd.DataFrame, experiments: pd.DataFrame) -> Mapping[str, p
         "mysql-at-30": lambda: mariadb.tenant_at(runs, experiments, 0.3),
         "mysql-pairs": lambda: mariadb.pair_rows(runs, experiments),
         "redis-by-neighbour": lambda: redis.tenant_by_neighbour(runs, experiments),
+        # the controller study's own experiments (controller.ipynb draws them per testbed)
+        "journal-own-cgroup": lambda: experiment_family(runs, experiments, "journal-own-cgroup"),
+        "writeback": lambda: experiment_family(runs, experiments, "writeback-"),
+        "iocost-validation": lambda: experiment_family(runs, experiments, "iocost-validation"),
     })
+
+
+def experiment_family(runs: pd.DataFrame, experiments: pd.DataFrame,
+                      prefix: str) -> pd.DataFrame:
+    """The rows of the runs of every experiment whose id starts with `prefix`: one experiment
+    per testbed of a campaign with `testbeds:` ("<name>-v1-bfq", ...), in its own campaign."""
+    chosen = experiments[experiments["experiment"].str.startswith(prefix)]
+    keys = set(zip(chosen["campaign"], chosen["run_id"], strict=True))
+    mask = [key in keys for key in zip(runs["campaign"], runs["run_id"], strict=True)]
+    return runs[mask]
 
 
 def fsync_table(rows: pd.DataFrame) -> pd.DataFrame:

@@ -201,6 +201,6 @@ HEADLINES: dict[str, str] = {
     "C21": "Redis alone: containers are faster than the VM",
     "C22": "Redis beside a buffered writer: the VM is steady, containers slow as it fsyncs more",
     "C23": "Redis: per-container journals beat a shared journal; accounting adds little",
-    "C24": "Journal accounting can starve a high-fsync victim beside a streaming writer "
-           "(found on a fast disk; per device: its row)",
+    "C24": "Where journal accounting starves a high-fsync victim beside a streaming writer "
+           "(per device)",
 }
