@@ -9,11 +9,14 @@ campaign's progress lines, tidy's summary) is untouched; the full lists are in t
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 
 SHOWN = 3  # files of a list printed
 LISTS = ("input", "output", "log")  # a job record's file lists (JOB_INFO and JOB_ERROR)
 REASON_CHARS = 240
+# the profile's per-host lanes, which Snakemake prints one by one when a workflow starts
+LANES = re.compile(r'lane_(\d+)=Resource\("lane_\d+", 1\)(?:, lane_\d+=Resource\("lane_\d+", 1\))*')
 
 
 def shortened(files: Sequence[str]) -> list[str]:
@@ -31,10 +34,18 @@ class ShortLists(logging.Filter):
             files = getattr(record, name, None)
             if isinstance(files, list | tuple) and all(isinstance(f, str) for f in files):
                 setattr(record, name, shortened(files))
+        if isinstance(record.msg, str) and record.msg.startswith("Provided resources:"):
+            record.msg = LANES.sub(lanes, record.msg)
         reason = getattr(record, "reason", None)
         if isinstance(reason, str) and len(reason) > REASON_CHARS:
             record.reason = reason[:REASON_CHARS].rsplit(" ", 1)[0] + " ..."
         return True
+
+
+def lanes(found: re.Match[str]) -> str:
+    """A run of the profile's lanes, named by its first and last (each 1: a run at a time)."""
+    numbers = re.findall(r"lane_(\d+)=", found.group(0))
+    return f"lane_{numbers[0]}..lane_{numbers[-1]}=1 (a run at a time per host)"
 
 
 def install(logger: logging.Logger) -> None:
