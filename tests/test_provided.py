@@ -32,7 +32,12 @@ def test_a_nested_hosts_profile_is_the_profile_provided() -> None:
     assert not profile.ENFORCE_ACCEPT and Hdd.ENFORCE_ACCEPT
     facts = profile.facts()
     assert facts["profile"] == "hdd" and facts["disk"] == "/dev/disk/by-id/virtio-jb-hdd"
-    assert "nbdkit" in facts["emulator"] and profile.cpu_seconds() is None
+    assert facts["emulator"] is None and profile.cpu_seconds() is None  # none recorded
+    recorded = {**HOST, "nested": {**HOST["nested"], "facts": {"disks": {
+        "hdd": {"emulator": "nbdkit 1.32 (HDD model)"}}}}}
+    facts = registry.profile_for(recorded, {}, Path("/x/n")).facts()
+    assert facts["emulator"] == ("nbdkit 1.32 (HDD model) on the outer host, this guest's "
+                                 "virtio-blk disk (cache=none)")
     native = registry.profile_for(HOST, {"device": "native"}, Path("/x/n"))
     assert isinstance(native, Native) and native.disk["fast_flag"] is None
 
