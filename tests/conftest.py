@@ -19,7 +19,26 @@ REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = REPO / ".venv" / "bin"
 
 
+def unshipped_campaign(notebook: str) -> str | None:
+    """The campaign notebook `notebook` draws by default (its `otherwise`), if none of its runs
+    are in data/raw: a campaign measured in chunks across sessions ships whole."""
+    from journalbench.report import notebooks
+
+    wanted = notebooks.declared(notebook).get("otherwise")
+    if wanted is None or any((REPO / "data" / "raw" / wanted).glob("*/*/MANIFEST.json")):
+        return None
+    return wanted
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # `make test` runs the committed notebooks too (nbval, `pytest tests notebooks`): one whose
+    # runs are not shipped yet is skipped with that reason (committed without outputs, which
+    # test_notebooks_run checks), and runs once they are
+    for item in items:
+        path = Path(str(item.path))
+        if path.suffix == ".ipynb" and (campaign := unshipped_campaign(path.stem)):
+            item.add_marker(pytest.mark.skip(
+                reason=f"{path.name} draws campaign {campaign}, whose runs are not shipped yet"))
     if os.geteuid() == 0:
         return
     # In CI (root) these run; a non-root developer sees them skipped, but CI never does.

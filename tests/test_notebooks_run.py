@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, unshipped_campaign
 from journalbench.plan import plan as plans
 from journalbench.report import notebooks
 
@@ -249,8 +249,7 @@ def test_notebooks_default_to_the_configured_campaign_unless_they_need_another()
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb")))
 def test_notebooks_are_committed_with_their_outputs(name: str) -> None:
-    campaign = notebooks.declared(name).get("otherwise")
-    if campaign and not any((REPO / "data" / "raw" / campaign).glob("*/*/MANIFEST.json")):
+    if unshipped_campaign(name):
         # measured in chunks, shipped whole: no output of runs a clone does not have
         code = [cell for cell in cells_of(name) if cell["cell_type"] == "code"]
         assert not [cell for cell in code if cell["outputs"] or cell["execution_count"]], name
