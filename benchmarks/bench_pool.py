@@ -154,9 +154,11 @@ def main() -> int:
                            capture_output=True, text=True, timeout=300, check=False)
         for server in servers:
             server.stop()
+        for ns in namespaces:  # before the servers' residue, which includes their namespace's
+            ns.remove()
+        for server in servers:
             left += server.residue()
         for ns in namespaces:
-            ns.remove()
             left += ns.residue()
         for key, name in names.items():
             left += system_residue(name, work / f"state-{key}")

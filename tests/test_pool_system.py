@@ -74,9 +74,11 @@ def pool(tmp_path: Path) -> Iterator[dict]:
         left = []
         for server in servers:
             server.stop()
+        for ns in namespaces:  # before the servers' residue, which includes their namespace's
+            ns.remove()
+        for server in servers:
             left += server.residue()
         for ns in namespaces:
-            ns.remove()
             left += ns.residue()
         for name in MEMBERS:
             left += system_residue(name, state / name)

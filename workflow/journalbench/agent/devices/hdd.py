@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -153,6 +154,8 @@ class Hdd(DeviceProfile):
         if here.is_dir() and not cls.leftovers(root):
             for item in ("backing.img", "nbd.sock", "nbdfuse.log", FAST_FLAG, *SOURCES):
                 (here / item).unlink(missing_ok=True)
+            # the plugin's compiled model, where nbdkit's Python may write bytecode
+            shutil.rmtree(here / "__pycache__", ignore_errors=True)
             for directory in (here / "fuse", here):
                 try:
                     directory.rmdir()
