@@ -30,7 +30,7 @@ reproduce: venv
 
 test: venv system-deps guest ycsb
 	$(BIN)/ruff check .
-	$(BIN)/pytest tests notebooks --nbval-lax
+	$(BIN)/pytest tests notebooks --nbval-lax --durations=15
 
 venv: $(STAMP)
 
