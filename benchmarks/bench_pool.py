@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from sshd import NetNS, SshServer, start_sshd  # noqa: E402
+from sshd import NetNS, SshServer, start_sshd, stop_all  # noqa: E402
 
 from conftest import VENV_BIN, system_residue  # noqa: E402
 from journalbench import runfolder  # noqa: E402
@@ -148,18 +148,10 @@ def main() -> int:
               f"{'met' if ratio <= TARGET else 'NOT met'}")
         failed = failed or ratio > TARGET
     finally:
-        left = []
         for file in files.values():  # every host is this machine: its teardown is local
             subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host", str(file)],
                            capture_output=True, text=True, timeout=300, check=False)
-        for server in servers:
-            server.stop()
-        for ns in namespaces:  # before the servers' residue, which includes their namespace's
-            ns.remove()
-        for server in servers:
-            left += server.residue()
-        for ns in namespaces:
-            left += ns.residue()
+        left = stop_all(servers, namespaces)
         for key, name in names.items():
             left += system_residue(name, work / f"state-{key}")
         for path in made:

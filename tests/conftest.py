@@ -55,6 +55,19 @@ def repo() -> Path:
     return REPO
 
 
+@pytest.fixture
+def workdir(tmp_path: Path) -> Iterator[Path]:
+    """A working directory of the pipeline outside the repo (its data/, results/, .snakemake/
+    are the test's own); no Snakemake or job of it is alive after the test. A module may
+    define its own (test_locks: a one-rule workflow)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("Snakefile", "workflow", "notebooks", "profiles"):
+        (work / name).symlink_to(REPO / name)
+    yield work
+    stop_workflow_processes(work)
+
+
 @pytest.fixture(autouse=True)
 def no_figure_left() -> Iterator[None]:
     """A test's matplotlib figures are closed after it (pyplot keeps every open one)."""

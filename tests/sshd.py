@@ -162,6 +162,18 @@ class NetNS:
         return left
 
 
+def stop_all(servers: list[SshServer], namespaces: list[NetNS]) -> list[str]:
+    """Stop the servers, then remove the namespaces (theirs among them), then read what is
+    left of both (a server's residue includes its namespace's: read it before the namespace
+    is removed and it is always there)."""
+    for server in servers:
+        server.stop()
+    for ns in namespaces:
+        ns.remove()
+    return [*(x for server in servers for x in server.residue()),
+            *(x for ns in namespaces for x in ns.residue())]
+
+
 @dataclass
 class SshServer:
     name: str

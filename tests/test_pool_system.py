@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from sshd import NetNS, start_sshd
+from sshd import NetNS, start_sshd, stop_all
 from test_resume import kill_when, teardown
 
-from conftest import VENV_BIN, stop_workflow_processes, system_residue
+from conftest import VENV_BIN, system_residue
 from journalbench import runfolder
 from journalbench.control import pools
 from journalbench.control.hosts import load_hosts
@@ -33,17 +33,6 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 CAMPAIGN = f"pytest-pool-{os.getpid()}"
 POOL = f"jbt-pool-{os.getpid()}"
 MEMBERS = (f"jbt-pm1-{os.getpid()}", f"jbt-pm2-{os.getpid()}")
-
-
-@pytest.fixture
-def workdir(repo: Path, tmp_path: Path) -> Iterator[Path]:
-    """The pipeline's working directory outside the repo; no Snakemake of it left after."""
-    work = tmp_path / "work"
-    work.mkdir()
-    for name in ("Snakefile", "workflow", "notebooks", "profiles"):
-        (work / name).symlink_to(repo / name)
-    yield work
-    stop_workflow_processes(work)
 
 
 @pytest.fixture
@@ -71,15 +60,7 @@ def pool(tmp_path: Path) -> Iterator[dict]:
             ns.link(True)
         for file in files:
             teardown(file)
-        left = []
-        for server in servers:
-            server.stop()
-        for ns in namespaces:  # before the servers' residue, which includes their namespace's
-            ns.remove()
-        for server in servers:
-            left += server.residue()
-        for ns in namespaces:
-            left += ns.residue()
+        left = stop_all(servers, namespaces)
         for name in MEMBERS:
             left += system_residue(name, state / name)
         shutil.rmtree(state, ignore_errors=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, stop_workflow_processes, system_residue
+from conftest import VENV_BIN, system_residue
 from journalbench import runfolder
 from journalbench.control import locks
 from journalbench.control.hosts import load_hosts
@@ -24,18 +24,6 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 CAMPAIGN = f"pytest-resume-{os.getpid()}"
 NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes"]
-
-
-@pytest.fixture
-def workdir(repo: Path, tmp_path: Path) -> Iterator[Path]:
-    """A working directory of the pipeline outside the repo (its data/, results/, .snakemake/
-    are the test's own); no Snakemake or job of it is alive after the test."""
-    work = tmp_path / "work"
-    work.mkdir()
-    for name in ("Snakefile", "workflow", "notebooks", "profiles"):
-        (work / name).symlink_to(repo / name)
-    yield work
-    stop_workflow_processes(work)
 
 
 @pytest.fixture

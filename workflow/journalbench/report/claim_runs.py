@@ -31,9 +31,11 @@ from journalbench.judge.claims.preconditions import JOURNAL_REGIME, VM_CPU, VM_D
 from journalbench.plan import plan as plans
 from journalbench.plan.campaign import unlanded
 from journalbench.plan.experiments import CLAIM_SEPARATOR
+from journalbench.report.markers import Markers
 from journalbench.vocabulary import NATIVE
 
-START, END = "<!-- claim-runs:start -->", "<!-- claim-runs:end -->"
+MARKERS = Markers("claim-runs", "the claims' runs")
+START, END = MARKERS.start, MARKERS.end
 CAMPAIGN, HOSTS = "thesis-hdd", "hosts/local.yaml"  # what docs/experiments.md's table shows
 HDD_CLASS = "HDD-class (`hdd`)"  # a device on which journal commits pace a writer
 ANY = "any"
@@ -137,19 +139,12 @@ def block(root: Path, campaign: str = CAMPAIGN, hosts_file: str = HOSTS,
 
 def replace_block(text: str, new: str, where: str) -> str:
     """`text` with what lies between START and END replaced by `new`."""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"{where}: no '{START}' ... '{END}' markers around the claims' runs")
-    return f"{text[:start + len(START)]}\n{new}\n{text[end:]}"
+    return MARKERS.replace(text, new, where)
 
 
 def between_markers(text: str) -> str | None:
-    """What lies between START and END (without the newlines next to them); None without
-    both markers."""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        return None
-    return text[start + len(START):end].strip("\n")
+    """What lies between START and END; None without both markers."""
+    return MARKERS.between(text)
 
 
 def main(argv: list[str] | None = None) -> int:

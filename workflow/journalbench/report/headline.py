@@ -33,6 +33,7 @@ from journalbench.judge.claims.verdicts import (
     qualified,
     tag,
 )
+from journalbench.report.markers import Markers
 from journalbench.report.outputs import Output, main_figure
 from journalbench.report.summary import (
     NOT_RUN,
@@ -45,7 +46,8 @@ from journalbench.report.summary import (
     short_reason,
 )
 
-START, END = "<!-- summary:start -->", "<!-- summary:end -->"
+MARKERS = Markers("summary", "the summary")
+START, END = MARKERS.start, MARKERS.end
 CHANGES = "claims.md#changes-to-the-rules"  # the ledger's list, beside results/summary.md
 Eligible = Callable[[str], "str | set[str]"]
 Tables = Mapping[str, tuple[pd.DataFrame, ...]]  # campaign -> its judged tables
@@ -385,21 +387,14 @@ def readme_block(judged: Tables, found: Sequence[Line], main: Sequence[str],
                       + legend(judged, found, main)])
 
 
-def replace_block(text: str, block: str, where: str = "README.md") -> str:
-    """`text` with what lies between START and END replaced by `block`."""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"{where}: no '{START}' ... '{END}' markers around the summary")
-    return f"{text[:start + len(START)]}\n{block}\n{text[end:]}"
+def replace_block(text: str, new: str, where: str = "README.md") -> str:
+    """`text` with what lies between START and END replaced by `new`."""
+    return MARKERS.replace(text, new, where)
 
 
 def between_markers(text: str) -> str | None:
-    """What lies between START and END (without the newlines next to them); None without
-    both markers."""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        return None
-    return text[start + len(START):end].strip("\n")
+    """What lies between START and END; None without both markers."""
+    return MARKERS.between(text)
 
 
 def judged_under(root: Path) -> dict[str, tuple[pd.DataFrame, ...]]:
