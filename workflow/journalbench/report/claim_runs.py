@@ -161,15 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=NATIVE,
                         help="the other device profile each claim is estimated on")
     args = parser.parse_args(argv)
-    try:
-        new = block(args.root, args.campaign, args.hosts, args.device)
-        text = replace_block(args.doc.read_text(), new, str(args.doc))
-    except (OSError, ValueError, ConfigError) as error:
-        print(f"claim_runs: {error}", file=sys.stderr)
-        return 1
-    args.doc.write_text(text)
-    print(f"claim_runs: {args.doc} rewritten")
-    return 0
+    return MARKERS.rewrite(args.doc,
+                           lambda: block(args.root, args.campaign, args.hosts, args.device),
+                           "claim_runs", (OSError, ValueError, ConfigError))
 
 
 if __name__ == "__main__":

@@ -443,15 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("."),
                         help="the pipeline's working directory (data/processed, figures)")
     args = parser.parse_args(argv)
-    try:
-        block = readme_from(args.root, configured_campaign(args.root))
-        text = replace_block(args.readme.read_text(), block, str(args.readme))
-    except (OSError, ValueError) as error:
-        print(f"headline: {error}", file=sys.stderr)
-        return 1
-    args.readme.write_text(text)
-    print(f"headline: {args.readme} rewritten")
-    return 0
+    return MARKERS.rewrite(args.readme,
+                           lambda: readme_from(args.root, configured_campaign(args.root)),
+                           "headline")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@ with what the shipped runs give (the README's headline, docs/experiments.md's cl
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
 
 class Markers:
     """The start and end comments of one kind of block, and what the block holds (for errors)."""
@@ -27,3 +31,16 @@ class Markers:
         if start < 0 or end < start:
             return None
         return text[start + len(self.start):end].strip("\n")
+
+    def rewrite(self, path: Path, make: Callable[[], str], program: str,
+                errors: tuple[type[Exception], ...] = (OSError, ValueError)) -> int:
+        """A command's work: `path`'s block replaced by what `make` returns and the file
+        written; an error of `errors` is one line on stderr (exit 1), nothing written."""
+        try:
+            text = self.replace(path.read_text(), make(), str(path))
+        except errors as error:
+            print(f"{program}: {error}", file=sys.stderr)
+            return 1
+        path.write_text(text)
+        print(f"{program}: {path} rewritten")
+        return 0
