@@ -7,7 +7,9 @@ import base64
 import json
 import os
 import shlex
+import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -446,5 +448,50 @@ def test_cut_wire_is_noticed_by_keepalive(sshd_netns, tmp_path: Path):
     assert detected < 15, detected
     print(f"cut wire noticed after {detected:.1f} s")
     assert t.kill(box["error"].pid, grace_s=5)
+    wait_for(lambda: not pids_matching(tok), timeout=10)
+    t.close()
+
+
+@pytest.mark.root
+def test_a_server_that_stops_answering_behind_a_live_link_is_noticed(sshd_local, tmp_path):
+    """The server's processes stopped (SIGSTOP), the link up and acknowledged by the kernel,
+    as QEMU's user network does for a guest whose kernel locked up: TCP's keepalive sees
+    nothing wrong; the probe after each keepalive_s of silence does. Connecting again while it
+    stays stopped fails in one line: paramiko's own records of it (a traceback, a record a
+    line) are printed nowhere (a controller's stderr, in a process of its own, is read)."""
+    tok = token()
+    host_file = sshd_local.host_file(tmp_path / "state", ssh={
+        "keepalive_s": 1, "keepalive_count_max": 3, "connect_timeout_s": 2})
+    t = SSHTransport(load_host(str(host_file)))
+    again = ("import sys\nfrom journalbench.control.hosts import load_host\n"
+             "from journalbench.control.transport import SSHTransport, TransportError\n"
+             "try:\n    SSHTransport(load_host(sys.argv[1])).run(['true'])\n"
+             "except TransportError as error:\n    sys.exit(str(error))\n")
+    box = _run_in_thread(t, ["sh", "-c", "sleep 300; :", tok], timeout=120)
+    started(tok)
+    stopped = [sshd_local.proc.pid, *sshd_local.connections()]
+    stopped += [kid for pid in stopped[1:] for kid in sshd.children_of(pid)
+                if Path(f"/proc/{kid}/comm").read_text().strip() == "sshd"]
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    stopped_at = time.monotonic()
+    try:
+        box["thread"].join(timeout=60)
+        detected = time.monotonic() - stopped_at
+        controller = subprocess.run([sys.executable, "-c", again, str(host_file)],
+                                    capture_output=True, text=True, timeout=60)
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    error = box.get("error")
+    assert isinstance(error, ConnectionLost), box
+    assert "no answer for" in str(error)
+    # silent 1 s, then probes of up to 1 s each until 3 s without an answer
+    assert detected < 10, detected
+    print(f"a stopped server noticed after {detected:.1f} s")
+    assert controller.returncode == 1
+    assert len(controller.stderr.splitlines()) == 1, controller.stderr[-3000:]
+    assert "cannot connect after 2 attempts" in controller.stderr
+    assert t.kill(error.pid, grace_s=5)
     wait_for(lambda: not pids_matching(tok), timeout=10)
     t.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import selectors
 import shlex
@@ -34,6 +35,11 @@ from typing import Any
 import paramiko
 
 from journalbench.errors import AgentError, ConfigError
+
+# paramiko logs a failed connection's traceback at ERROR, a record per line, which Python's
+# last-resort handler prints on stderr; the transport says what failed in one line instead.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+logging.getLogger("paramiko").propagate = False
 
 OutputCallback = Callable[[str, str], None]
 """Called with ("stdout" | "stderr", one line without its newline) as output arrives."""
@@ -591,6 +597,9 @@ class SSHTransport(Transport):
         selector = selectors.DefaultSelector()
         selector.register(channel.fileno(), selectors.EVENT_READ)
         drain_until = 0.0
+        silent = 0.0
+        heard = time.monotonic()  # when the server last sent output or answered a probe
+        silent_limit = self.settings.keepalive_s * self.settings.keepalive_count_max
         try:
             while True:
                 got = False
@@ -615,6 +624,14 @@ class SSHTransport(Transport):
                     drain_until = drain_until or time.monotonic() + 2.0
                     if time.monotonic() > drain_until:
                         break
+                if got:
+                    heard = time.monotonic()
+                elif time.monotonic() - heard >= self.settings.keepalive_s:
+                    if self._answers(ssh_transport):
+                        heard = time.monotonic()
+                    elif time.monotonic() - heard > silent_limit:
+                        silent = time.monotonic() - heard
+                        ssh_transport.close()  # read below as a lost connection
                 if not ssh_transport.is_active():
                     break
                 if deadline is not None and time.monotonic() > deadline:
@@ -642,8 +659,9 @@ class SSHTransport(Transport):
         status = channel.exit_status if channel.exit_status_ready() else -1
         channel.close()
         if status == -1 and not ssh_transport.is_active():
+            why = f" (no answer for {silent:.0f} s)" if silent else ""
             raise ConnectionLost(
-                f"{self.label}: connection lost while running {shlex.join(argv)[:120]}",
+                f"{self.label}: connection lost{why} while running {shlex.join(argv)[:120]}",
                 streams.pid,
             )
         if status == -1:
@@ -658,6 +676,20 @@ class SSHTransport(Transport):
             time.monotonic() - started,
             self.label,
         )
+
+    def _answers(self, ssh_transport: Any) -> bool:
+        """Whether the server answers now: it confirms (or refuses) a channel opened (and
+        closed at once) within keepalive_s. The TCP link can outlive the server behind it:
+        QEMU's user network acknowledges for a guest whose kernel locked up until it gives up
+        minutes later, and paramiko's keepalive never waits for a reply."""
+        try:
+            probe = ssh_transport.open_session(timeout=self.settings.keepalive_s)
+        except paramiko.ChannelException:
+            return True  # refused (e.g. MaxSessions): an answer all the same
+        except Exception:  # noqa: BLE001 - a timeout, or a transport that died meanwhile
+            return False
+        probe.close()
+        return True
 
     def _kill_after_timeout(self, streams: _Streams) -> None:
         if streams.pid is None:
