@@ -67,3 +67,20 @@ def test_snakemakes_own_formatter_prints_the_tidy_job_in_a_few_short_lines() -> 
     text = DefaultFormatter().format(job)
     assert "rule tidy:" in text and "(2150 files in all)" in text and "(9 files in all)" in text
     assert len(text) < 1200 and max(len(line) for line in text.splitlines()) < 300, text
+
+
+def test_the_reports_files_after_the_first_few_are_counted_in_one_line() -> None:
+    """`snakemake --report` logs "Adding <name> (<size>)." per embedded file (sizes as its
+    humanfriendly formats them): three are printed, the fourth says the rest follow, the rest
+    are dropped; any other message passes."""
+    from humanfriendly import format_size
+
+    shortener = joblog.ShortLists()
+    sizes = [1, 812, 106_030, 5_000_000, 61_000, 2_048]
+    added = [record(msg=f"Adding fig-{i}.png ({format_size(n)}).") for i, n in enumerate(sizes)]
+    kept = [r.msg for r in added if shortener.filter(r)]
+    assert kept == ["Adding fig-0.png (1 byte).", "Adding fig-1.png (812 bytes).",
+                    "Adding fig-2.png (106.03 KB).",
+                    "Adding the report's other files (results/report.html lists them)."]
+    assert shortener.filter(record(msg="Adding fig-9.png to the plan"))  # not the report's
+    assert shortener.filter(record(msg="Report created: results/report.html."))
