@@ -16,7 +16,7 @@ import browser
 import pytest
 import yaml
 
-from conftest import VENV_BIN, stop_workflow_processes
+from conftest import VENV_BIN, stop_workflow_processes, unshipped_campaign
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
 from journalbench.report import headline
 
@@ -181,6 +181,29 @@ def test_the_studies_figures_sit_under_the_campaign_whose_runs_they_show(
     for claim in CLAIMS:  # no claim page files a study's figure under itself
         shown = shown_images(page(probed, folder / "claims" / f"{claim}.html"))
         assert not any(name.startswith(("bfq-", "device-class-")) for name in shown), claim
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (make system-deps)")
+def test_each_study_page_states_its_findings_on_a_1280x800_first_screen(
+        report: Path, tmp_path: Path) -> None:
+    """A study page opens with what its notebook found: every line of it wholly on the first
+    screen of a 1280x800 window, under the title, and no page of a study scrolls sideways. The
+    controller study's page exists once its campaign's runs are shipped."""
+    folder = report_folder(report) / "studies"
+    pages = sorted(folder.glob("*.html"))
+    assert {"bfq.html", "device-class.html"} <= {p.name for p in pages}
+    if unshipped_campaign("controller") is None:
+        assert (folder / "controller.html") in pages, "the controller study has no page"
+    for path in pages:
+        screen = browser.first_screen(path, tmp_path, "h1, ul.findings > li")
+        assert screen["page_width"] <= 1280, f"{path.name}: {screen['page_width']} px wide"
+        title, *found = screen["marked"]
+        assert title[1], f"{path.name}: its title is off the first screen"
+        written = list(report.parent.glob(f"*/{path.stem}-findings.md"))
+        lines = [line for f in written for line in f.read_text().splitlines() if line.strip()]
+        assert len(found) == len(lines), f"{path.name}: {len(found)} findings shown of {lines}"
+        off = [text for text, visible in found if not visible]
+        assert not off, f"{path.name}: findings below the first screen at 1280x800: {off}"
 
 
 def test_a_claim_without_runs_reads_not_run_here(report: Path) -> None:
