@@ -3,7 +3,8 @@ frames of a probe page (file URLs may read each other with --allow-file-access-f
 reports, per page, each image with its natural width (0: it did not load), each link as the
 browser resolved it, and each element id (the anchors a link may point to). `problems` turns
 that into the broken images and links. `first_screen` renders one page in a frame of a screen's
-size and reports the text that frame shows before any scrolling and how wide the page is."""
+size and reports which of its chosen elements that frame shows before any scrolling and how
+wide the page is."""
 
 from __future__ import annotations
 
@@ -46,10 +47,15 @@ def probe(folder: Path, scratch: Path) -> dict[str, dict]:
     pages = sorted(p.resolve().as_uri() for p in folder.rglob("*.html"))
     page = scratch / "probe.html"
     page.write_text(PROBE % json.dumps(pages))
+    return rendered_probe(page, ["--virtual-time-budget=30000"], timeout=300)
+
+
+def rendered_probe(page: Path, flags: list[str], timeout: float) -> dict:
+    """What a probe page wrote into its <pre id="probed"> (JSON), once Chromium ran it."""
     result = subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-         "--allow-file-access-from-files", "--virtual-time-budget=30000", "--dump-dom",
-         page.as_uri()], capture_output=True, text=True, timeout=300)
+         "--allow-file-access-from-files", *flags, "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr[-2000:]
     match = re.search(r'<pre id="probed">(.*?)</pre>', result.stdout, re.S)
     assert match and match.group(1), f"the probe did not finish: {result.stdout[-2000:]}"
@@ -100,23 +106,13 @@ SCREEN = """<!doctype html><html><body style="margin:0"><pre id="probed"></pre>
 <iframe id="screen" style="width:%dpx;height:%dpx;border:0"></iframe><script>
 const frame = document.getElementById("screen");
 frame.onload = () => {
-  const page = frame.contentDocument, view = frame.contentWindow, seen = [];
-  const walker = page.createTreeWalker(page.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const node = walker.currentNode, range = page.createRange();
-    if (!node.textContent.trim()) continue;
-    range.selectNodeContents(node);
-    const box = range.getBoundingClientRect();
-    if (box.height > 0 && box.bottom <= view.innerHeight && box.right <= view.innerWidth)
-      seen.push(node.textContent.trim());
-  }
+  const page = frame.contentDocument, view = frame.contentWindow;
   const marked = [...page.querySelectorAll(%s)].map(element => {
     const box = element.getBoundingClientRect();
     return [element.innerText, box.bottom <= view.innerHeight && box.right <= view.innerWidth];
   });
   document.getElementById("probed").textContent = JSON.stringify({
-    text: seen.join(" "), marked: marked, page_width: page.documentElement.scrollWidth,
-    screen_width: view.innerWidth, screen_height: view.innerHeight});
+    marked: marked, page_width: page.documentElement.scrollWidth});
 };
 frame.src = %s;
 </script></body></html>
@@ -125,19 +121,11 @@ frame.src = %s;
 
 def first_screen(path: Path, scratch: Path, selector: str = "h1", width: int = 1280,
                  height: int = 800) -> dict:
-    """The page at `path` in a frame of width x height CSS pixels: `text`, every text node
-    wholly inside the frame before scrolling, in document order, joined by spaces; `marked`,
-    each element matching the CSS `selector` as [its text, wholly on the first screen];
-    `page_width`, the page's scroll width (over `width`: it scrolls sideways)."""
+    """The page at `path` in a frame of width x height CSS pixels: `marked`, each element
+    matching the CSS `selector` as [its text, wholly on the first screen]; `page_width`, the
+    page's scroll width (over `width`: it scrolls sideways)."""
     page = scratch / f"screen-{path.stem}.html"
     page.write_text(SCREEN % (width, height, json.dumps(selector),
                               json.dumps(path.resolve().as_uri())))
-    result = subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-         "--allow-file-access-from-files", f"--window-size={width},{height + 200}",
-         "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-2000:]
-    match = re.search(r'<pre id="probed">(.*?)</pre>', result.stdout, re.S)
-    assert match and match.group(1), f"the screen did not render: {result.stdout[-2000:]}"
-    return json.loads(unescape(match.group(1)))
+    flags = [f"--window-size={width},{height + 200}", "--virtual-time-budget=10000"]
+    return rendered_probe(page, flags, timeout=120)
