@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from journalbench.agent.system import process_files
+
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = REPO / ".venv" / "bin"
 
@@ -90,7 +92,7 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
     for hierarchy in Path("/sys/fs/cgroup").iterdir():
         if (hierarchy / "journalbench" / host_name).exists():
             found.append(f"cgroup {hierarchy / 'journalbench' / host_name}")
-    for comm in Path("/proc").glob("[0-9]*/comm"):
+    for _, comm in process_files("comm"):
         try:
             if comm.read_text().startswith("jbd2/"):
                 cgroup = (comm.parent / "cgroup").read_text()
@@ -103,7 +105,7 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
                                  f"{host_name}'s cgroups")
         except OSError:
             continue
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for _, cmdline in process_files("cmdline"):
         try:  # a VM tenant's QEMU or its command relays name the host's state folder
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from journalbench.agent.system import process_files
+
 SSHD = "/usr/sbin/sshd"
 PRIVSEP_DIR = Path("/run/sshd")  # compiled into Debian's sshd; normally made by systemd
 _live_servers: list[SshServer] = []
@@ -48,7 +50,7 @@ def keygen(path: Path, comment: str) -> str:
 
 def children_of(pid: int) -> list[int]:
     kids = []
-    for status in Path("/proc").glob("[0-9]*/status"):
+    for _, status in process_files("status"):
         try:
             fields = dict(
                 line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line
@@ -63,7 +65,7 @@ def children_of(pid: int) -> list[int]:
 def pids_matching(token: str, exclude: str | None = None) -> list[int]:
     """Processes whose command line contains token (tests put a unique one in their commands)."""
     found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for _, cmdline in process_files("cmdline"):
         try:
             text = cmdline.read_bytes()
             if exclude is not None and exclude.encode() in text:
@@ -81,7 +83,7 @@ def pids_in_netns(ns_file: Path) -> list[int]:
     except OSError:
         return []
     found = []
-    for link in Path("/proc").glob("[0-9]*/ns/net"):
+    for _, link in process_files("ns/net"):
         try:
             if link.stat().st_ino == wanted:
                 found.append(int(link.parent.parent.name))

@@ -20,6 +20,7 @@ from journalbench import runfolder
 from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.arms.vm import tunnel as guest_tunnel
 from journalbench.agent.cgroups import tenant_cgroup
+from journalbench.agent.system import process_files
 from journalbench.agent.workloads.redis import host_pids
 from journalbench.formats.fsync import fsync_file, parse_fsync
 from journalbench.formats.redis import redis_file
@@ -42,7 +43,7 @@ def spec(arm: str, redis: dict[str, Any], neighbour: str | None = None,
 
 def named(*names: str) -> set[int]:
     found = set()
-    for comm in Path("/proc").glob("[0-9]*/comm"):
+    for _, comm in process_files("comm"):
         try:
             if comm.read_text().strip() in names:
                 found.add(int(comm.parent.name))

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import VENV_BIN, system_residue
 from journalbench import runfolder
+from journalbench.agent.system import process_files
 from journalbench.control import locks
 from journalbench.control.hosts import load_hosts
 from journalbench.plan import plan as plans
@@ -71,7 +72,7 @@ def wait_until_gone(group: int) -> None:
 
 def group_members(group: int) -> list[int]:
     members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for _, stat in process_files("stat"):
         try:
             state, _, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
         except OSError:
@@ -83,7 +84,7 @@ def group_members(group: int) -> list[int]:
 
 def measuring(host: str) -> bool:
     """A fio of this host's tenants is running."""
-    for cgroup in Path("/proc").glob("[0-9]*/cgroup"):
+    for _, cgroup in process_files("cgroup"):
         try:
             if (f"/journalbench/{host}/" in cgroup.read_text()
                     and (cgroup.parent / "comm").read_text().strip() == "fio"):

@@ -20,6 +20,7 @@ from journalbench import runfolder
 from journalbench.agent.arms.vm import image as guest_image
 from journalbench.agent.arms.vm.arm import choose_accel, summarize, together
 from journalbench.agent.arms.vm.side import frame, parse_request, request
+from journalbench.agent.system import process_files
 from journalbench.errors import AgentError
 from journalbench.formats.fio import fio_file
 from journalbench.formats.guest import guest_file
@@ -42,7 +43,7 @@ def qemus(host: dict[str, Any]) -> dict[int, str]:
     """QEMU processes of this host's guests and the blkio cgroup each sits in."""
     marker = f"{host['state_dir'] / host['name']}/vm/".encode()
     found = {}
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for _, cmdline in process_files("cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
             if argv[0].startswith(b"qemu-system") and any(marker in a for a in argv):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench.agent.requires import Tool
-from journalbench.agent.system import log, mounts, read, sh
+from journalbench.agent.system import log, mounts, process_files, read, sh
 from journalbench.errors import AgentError
 
 TOOLS = (
@@ -191,10 +191,9 @@ def detach_loops(directory: Path, wait_s: float = 10) -> None:
 def holders(device: str) -> list[str]:
     """Processes with `device` (or one of its partitions) open, as 'comm (pid)'."""
     found = []
-    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+    for pid, fds in process_files("fd"):
         try:
-            if os.readlink(fd).startswith(device):
-                pid = fd.parent.parent.name
+            if any(os.readlink(fds / fd).startswith(device) for fd in os.listdir(fds)):
                 found.append(f"{read(f'/proc/{pid}/comm')} ({pid})")
         except OSError:
             continue

@@ -137,11 +137,11 @@ class JournalTracer:
 def find_jbd2(volume: str, tenant: str | None) -> Jbd2:
     """The journal thread of the ext4 on `volume` (its name is jbd2/<dev>-<journal inode>)."""
     wanted = f"jbd2/{Path(volume).name}-"[:15]
-    for comm in Path("/proc").glob("[0-9]*/comm"):
+    for pid in filter(str.isdigit, os.listdir("/proc")):  # not Path.glob: see process_files
         try:
-            name = comm.read_text().strip()
+            name = Path("/proc", pid, "comm").read_text().strip()
         except OSError:
             continue
         if name.startswith(wanted):
-            return Jbd2(name=name, pid=int(comm.parent.name), tenant=tenant)
+            return Jbd2(name=name, pid=int(pid), tenant=tenant)
     raise AgentError(f"no jbd2 thread for {volume} (is it mounted as ext4 with a journal?)")

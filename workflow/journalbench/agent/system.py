@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from journalbench.errors import AgentError
@@ -68,14 +68,23 @@ def processes_where(match: Callable[[list[str]], bool]) -> list[int]:
     """Pids of the processes whose command line (its arguments) `match` accepts; a process
     that ends while the list is read is left out."""
     pids = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for pid, cmdline in process_files("cmdline"):
         try:
             argv = cmdline.read_bytes().decode(errors="replace").split("\0")
         except OSError:
             continue
         if match(argv):
-            pids.append(int(cmdline.parent.name))
+            pids.append(pid)
     return pids
+
+
+def process_files(name: str) -> Iterator[tuple[int, Path]]:
+    """(pid, /proc/<pid>/<name>) for every process listed now; reading the file raises OSError
+    for a process that ended meanwhile, which callers skip. Not `Path.glob("[0-9]*/name")`:
+    the existence check it makes lets through the ESRCH of a process ending mid-listing."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            yield int(entry), Path("/proc", entry, name)
 
 
 def processes_naming(folder: Path) -> list[int]:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from journalbench.agent.system import kill_wait, log, sh, tool_version, zombie
+from journalbench.agent.system import kill_wait, log, process_files, sh, tool_version, zombie
 from journalbench.errors import AgentError
 
 BUFFER_POOL_MB = 128
@@ -283,14 +283,14 @@ def our_processes(state_root: Path) -> list[tuple[int, str]]:
     needle = str(state_root).encode()
     marker = f"/journalbench/{state_root.name}/"
     found = []
-    for proc in Path("/proc").glob("[0-9]*"):
+    for pid, proc in process_files(""):
         try:
             comm = (proc / "comm").read_text().strip()
-            if comm not in PROGRAMS or zombie(int(proc.name)):
+            if comm not in PROGRAMS or zombie(pid):
                 continue
             if needle in (proc / "cmdline").read_bytes() or \
                     marker in (proc / "cgroup").read_text():
-                found.append((int(proc.name), comm))
+                found.append((pid, comm))
         except OSError:
             continue
     return found

@@ -43,7 +43,13 @@ from typing import Any
 from journalbench.agent.arms.base import TenantShell, Tunnel
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
-from journalbench.agent.system import kill_wait, log, processes_naming, tool_version
+from journalbench.agent.system import (
+    kill_wait,
+    log,
+    process_files,
+    processes_naming,
+    tool_version,
+)
 from journalbench.agent.workloads.base import Process, Workload
 from journalbench.errors import AgentError
 from journalbench.formats import ParseError
@@ -146,7 +152,7 @@ def host_pids(comm: str, cgroup: str) -> list[int]:
     """Processes named `comm` in the cgroup or one below it (any hierarchy), as the host numbers
     them: on cgroup v2, LXC runs the container's processes in a group below the tenant's."""
     found = []
-    for path in Path("/proc").glob("[0-9]*/comm"):
+    for pid, path in process_files("comm"):
         try:
             if path.read_text().strip() != comm:
                 continue
@@ -155,7 +161,7 @@ def host_pids(comm: str, cgroup: str) -> list[int]:
             continue
         paths = [line.split(":", 2)[2].rstrip("/") + "/" for line in lines]
         if any(f"/{cgroup}/" in path for path in paths):
-            found.append(int(path.parent.name))
+            found.append(pid)
     return found
 
 
