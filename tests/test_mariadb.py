@@ -19,10 +19,13 @@ from conftest import VENV_BIN, start_run, system_residue
 from journalbench import runfolder
 from journalbench.agent.workloads.mariadb_server import (
     DATA_NAME,
+    LocalShell,
     cache_key,
     cache_path,
     our_processes,
+    stall_note,
 )
+from journalbench.errors import AgentError
 from journalbench.formats.fsync import fsync_file, parse_fsync
 from journalbench.formats.mariadb import mariadb_facts_file
 from journalbench.tidy.rows import parse_run
@@ -154,6 +157,32 @@ def test_server_that_does_not_start(agent_host, tmp_path):
     assert not runfolder.is_complete(out)
     assert not servers(agent_host) and not system_residue(agent_host["name"],
                                                           agent_host["state_dir"])
+
+
+def test_a_command_that_outlives_its_timeout_is_said_with_its_last_line():
+    """A sysbench held past its --time by a query the server never answers is stopped, and its
+    error says the last report it printed (or that it printed nothing)."""
+    shell = LocalShell()
+    with pytest.raises(AgentError, match=r"sh on the host timed out after 1 s; its last line: "
+                                         r"\[ 2s \] thds: 4 tps: 0\.00$"):
+        shell.run(["sh", "-c", "echo '[ 1s ] thds: 4 tps: 9.00'; echo '[ 2s ] thds: 4 tps: 0.00'"
+                               "; exec sleep 30"], timeout=1)
+    with pytest.raises(AgentError, match="timed out after 1 s; it printed nothing$"):
+        shell.run(["sleep", "30"], timeout=1)
+
+
+def test_innodb_s_own_word_that_its_writes_stalled_is_read_from_the_server_log(tmp_path):
+    """The lines MariaDB 10.11 printed when its doublewrite flush never finished (a thread
+    calibration on this machine, 2026-11-27): the first "Long wait" is the stall's note."""
+    log = tmp_path / "mariadbd.log"
+    log.write_text("2026-11-27 21:13:02 0 [Note] mariadbd: ready for connections.\n"
+                   "2026-11-27 21:13:36 0 [Note] InnoDB: Long wait (5 seconds) for double-write"
+                   " buffer flush.\n2026-11-27 21:13:36 0 [Note] InnoDB: Buffer Pool pages\n"
+                   "Pending Write: 15\n")
+    assert stall_note(log) == "InnoDB: Long wait (5 seconds) for double-write buffer flush."
+    log.write_text("2026-11-27 21:13:02 0 [Note] mariadbd: ready for connections.\n")
+    assert stall_note(log) is None
+    assert stall_note(tmp_path / "missing.log") is None
 
 
 def test_sysbench_failing_half_way(agent_host, tmp_path):

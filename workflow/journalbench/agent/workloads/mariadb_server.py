@@ -72,8 +72,9 @@ class LocalShell:
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                                   preexec_fn=self.pin)
-        except subprocess.TimeoutExpired:
-            raise AgentError(f"{argv[0]} on the host timed out after {timeout:.0f} s") from None
+        except subprocess.TimeoutExpired as expired:
+            raise CommandTimeout(f"{argv[0]} on the host timed out after {timeout:.0f} s"
+                                 f"{last_words(expired.stdout)}") from None
         if done.returncode != 0:
             detail = (done.stderr or done.stdout).strip().splitlines()
             raise AgentError(f"{argv[0]} on the host exited {done.returncode}: "
@@ -103,6 +104,32 @@ def server_argv(datadir: str, run_dir: str) -> list[str]:
 def sql_argv(run_dir: str, statement: str) -> list[str]:
     return ["mariadb", "--no-defaults", f"--socket={run_dir}/{SOCKET}", "--user=root",
             "--batch", "--skip-column-names", "-e", statement]
+
+
+class CommandTimeout(AgentError):
+    """A command outlived its timeout and was killed."""
+
+
+def stall_note(log_file: Path) -> str | None:
+    """InnoDB's own word that its writes stalled, from the server's log: MariaDB prints
+    "InnoDB: Long wait (N seconds) for ..." when a flush it waits on does not finish. 10.11
+    with io_uring on this machine's loop devices, at 32-64 client threads, once in about eight
+    thread calibrations: every client's INSERT held with 15 page writes pending, for good."""
+    try:
+        lines = log_file.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    return next((line.split("[Note] ", 1)[-1].strip() for line in lines
+                 if "InnoDB: Long wait" in line), None)
+
+
+def last_words(output: str | bytes | None) -> str:
+    """The last line a command printed before it was stopped, for its error: sysbench's last
+    report says whether its threads were still answered (a query the server never answers holds
+    sysbench past its --time)."""
+    text = output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+    lines = text.strip().splitlines()
+    return f"; its last line: {lines[-1].strip()}" if lines else "; it printed nothing"
 
 
 def sysbench_argv(run_dir: str, tables: int, table_size: int, command: str,
