@@ -72,6 +72,26 @@ def test_ties_go_to_the_testbed_with_more_runs() -> None:
     assert best.family["campaign"] == "b" and best.runs == 4
 
 
+def test_ties_go_to_the_testbed_with_more_seconds_measured_before_more_runs() -> None:
+    """Two testbeds alike in parts and factors: a's 4 runs of 20 s (80 s) against b's 2 runs
+    of 60 s (120 s), its two parts on the same runs: b, by the seconds; a, by runs alone."""
+    tables = judged(
+        (family("a"), "reproduced", "weights",
+         [("x", MEASURED, "weights"), ("y", MEASURED, "weights")]),
+        (family("b"), "inconclusive", "weights",
+         [("x", MEASURED, "weights"), ("y", MEASURED, "weights")]))
+    claims = pd.concat([t[0] for t in tables.values()])
+    checks = pd.concat([t[1] for t in tables.values()]).reset_index(drop=True)
+    checks.loc[checks["campaign"] == "b", "runs"] = "r10a r10b"
+    seconds = {("a", run): 20.0 for run in ("r00a", "r00b", "r01a", "r01b")}
+    seconds |= {("b", run): 60.0 for run in ("r10a", "r10b")}
+    best, others = headline.closest(claims, checks, everything, seconds)["C4"]
+    assert best.family["campaign"] == "b" and (best.runs, best.seconds) == (2, 120.0)
+    assert (others[0].runs, others[0].seconds) == (4, 80.0)
+    assert "2 runs (2 min measured)" in headline.why_chosen(best, others)
+    assert headline.closest(claims, checks, everything)["C4"][0].family["campaign"] == "a"
+
+
 def test_without_a_complete_testbed_the_most_parts_measured_wins() -> None:
     tables = judged(
         (family("a"), "partially measured", "weights",

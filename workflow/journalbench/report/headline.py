@@ -126,12 +126,13 @@ def missing_text(candidate: closest_testbed.Candidate) -> str:
             + "; ".join(reasons))
 
 
-def lines(judged: Tables, eligible: Eligible,
-          outputs: Iterable[Output] = ()) -> tuple[list[Line], list[str]]:
+def lines(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
+          seconds: closest_testbed.Seconds | None = None) -> tuple[list[Line], list[str]]:
     """(a Line per claim, the main testbeds' names: those of the campaigns offering every
-    claim, which get a column each)."""
+    claim, which get a column each); `seconds`: each run's window (run_seconds), which
+    weighs the evidence of testbeds otherwise alike."""
     claims, checks = combined(judged)
-    chosen = closest_testbed.closest(claims, checks, eligible)
+    chosen = closest_testbed.closest(claims, checks, eligible, seconds)
     outputs = list(outputs)
     main = main_testbeds(chosen, eligible)
     found = []
@@ -361,14 +362,14 @@ def legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
 
 
 HOW_TO_READ = (
-    "Each claim's verdict comes from its testbed closest to the thesis's: of the campaigns "
-    "that test it, the testbed with all its parts measured that differs from the thesis's in "
-    "the fewest factors the claim depends on (then the most runs); the other testbeds' "
-    "outcomes stand beside it. A verdict says what the runs show on that testbed, whichever "
-    "way it goes, with the factors in which the testbed differs from the thesis's (weights: "
-    "the I/O controller and what its weights divide; VM: the VM's acceleration; Ploop: the "
-    "per-container volume; device; write-back) or *like the thesis's testbed*. *Ours* is the "
-    "part the verdict turns on, with its 95% interval and the values it is computed from.")
+    "Each claim's verdict comes from its testbed closest to the thesis's: of the campaigns that"
+    " test it, the testbed with all its parts measured that differs from the thesis's in the "
+    "fewest factors the claim depends on (then the most seconds measured); the other testbeds' "
+    "outcomes stand beside it. A verdict says what the runs show on that testbed, whichever way"
+    " it goes, with the factors in which the testbed differs from the thesis's (weights: the "
+    "I/O controller and what its weights divide; VM: the VM's acceleration; Ploop: the per-"
+    "container volume; device; write-back) or *like the thesis's testbed*. *Ours* is the part "
+    "the verdict turns on, with its 95% interval and the values it is computed from.")
 
 
 def document_section(judged: Tables, found: Sequence[Line], main: Sequence[str],
@@ -414,13 +415,31 @@ def judged_under(root: Path) -> dict[str, tuple[pd.DataFrame, ...]]:
     return found
 
 
+def run_seconds(processed: Iterable[Path]) -> dict[tuple[str, str], float]:
+    """(campaign, run id) -> the run's measured window in seconds, from each campaign folder's
+    runs table (two columns read)."""
+    import pyarrow.parquet as pq
+
+    found: dict[tuple[str, str], float] = {}
+    for folder in processed:
+        path = Path(folder) / "runs.parquet"
+        if not path.is_file():
+            continue
+        table = pq.read_table(path, columns=["campaign", "run_id", "duration_s"]).to_pydict()
+        found.update(((str(c), str(r)), float(d)) for c, r, d in
+                     zip(table["campaign"], table["run_id"], table["duration_s"], strict=True))
+    return found
+
+
 def readme_from(root: Path, baseline: str) -> str:
     """The README's block from every judged campaign under `root`."""
     from journalbench.plan.plan import headline_claims
     from journalbench.report import outputs as written
 
     judged = judged_under(root)
-    found, main = lines(judged, headline_claims, written.find(root, baseline))
+    processed = sorted(p for p in (root / "data" / "processed").iterdir() if p.is_dir())
+    found, main = lines(judged, headline_claims, written.find(root, baseline),
+                        run_seconds(processed))
     return readme_block(judged, found, main, baseline)
 
 

@@ -191,7 +191,8 @@ class Site:
     """The report of the configured `campaign` from every campaign's judged tables."""
 
     def __init__(self, root: Path, campaign: str, judged: Mapping[str, Judged],
-                 skipped: pd.DataFrame, captions: dict[str, str] | None = None) -> None:
+                 skipped: pd.DataFrame, captions: dict[str, str] | None = None,
+                 seconds: Mapping[tuple[str, str], float] | None = None) -> None:
         if campaign not in judged:
             raise ValueError(f"campaign {campaign}: not judged (no claims.parquet in "
                              f"data/processed/{campaign})")
@@ -201,7 +202,7 @@ class Site:
                          for name, tables in judged.items()}
         self.others = [name for name in judged if name != campaign]
         self.studies = written.studies(self.outputs)
-        self.lines, self.main = headline.lines(judged, headline_claims, self.outputs)
+        self.lines, self.main = headline.lines(judged, headline_claims, self.outputs, seconds)
         self.env = environment()
 
     def common(self, base: str) -> dict[str, Any]:
@@ -329,5 +330,7 @@ def build(results: Path, campaign: str, judged: Mapping[str, Judged],
           processed: Iterable[Path]) -> list[Path]:
     """results/summary.md and results/report/ of the configured `campaign`; the figures and
     tables are those its notebooks wrote under results/'s parent (figures/, results/)."""
-    site = Site(results.parent, campaign, judged, skipped_folders(processed))
+    processed = list(processed)
+    site = Site(results.parent, campaign, judged, skipped_folders(processed),
+                seconds=headline.run_seconds(processed))
     return site.write(results)

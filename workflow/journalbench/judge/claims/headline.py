@@ -6,7 +6,14 @@ Closest, in order (fixed 2026-11-27, before the headline was built from it):
 1. all its parts measured (none missing or not testable there), else the most parts measured;
 2. the fewest factors the claim depends on in which the testbed differs from the thesis's
    (scope.py, after the measured drops of contrasts.py), over its measured parts;
-3. the most runs behind the claim's parts; then the family's name, so the choice is one.
+3. the most seconds measured behind the claim's parts (the sum of their runs' windows), then
+   the most runs; then the family's name, so the choice is one.
+
+Rule 3 counted runs alone until 2026-11-27, when it became seconds, before thesis-nested's
+verdicts were first computed: a count weighs evidence fairly only between equal windows, and
+thesis-nested's runs (60 s, the span of the thesis's elapsed-time figures), sized by
+`journalbench power`, are fewer than thesis-v2's 20 s runs of the same conditions. Of the
+campaigns shipped then it moved no headline (24 claims, with and without the seconds).
 
 A testbed is a family of the ledger (campaign, host, device profile, cgroup version, BFQ
 setting, I/O control).
@@ -30,6 +37,7 @@ from journalbench.judge.claims.verdicts import (
 )
 
 Eligible = Callable[[str], "str | set[str]"]  # campaign -> "all" or the claims it offers
+Seconds = Mapping[tuple[str, str], float]  # (campaign, run id) -> the run's window, s
 # short names of BFQ's tunables in a testbed's label
 TUNABLE_WORDS = {"strict_guarantees": "sg", "slice_idle_us": "idle", "low_latency": "ll"}
 
@@ -44,6 +52,7 @@ class Candidate:
     measured: int = 0
     factors: list[str] = field(default_factory=list)
     runs: int = 0
+    seconds: float = 0.0  # the runs' windows summed (0 where not given: runs decide)
 
     @property
     def complete(self) -> bool:
@@ -51,7 +60,8 @@ class Candidate:
 
     def rank(self) -> tuple:
         """Smaller is closer (module doc)."""
-        return (not self.complete, -self.measured, len(self.factors), -self.runs, self.label)
+        return (not self.complete, -self.measured, len(self.factors), -self.seconds,
+                -self.runs, self.label)
 
     def unmeasured(self) -> list[dict[str, Any]]:
         return [c for c in self.checks if c["status"] != MEASURED]
@@ -75,8 +85,8 @@ def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
     return " ".join(words)
 
 
-def candidates(claims: pd.DataFrame, checks: pd.DataFrame,
-               eligible: Eligible) -> dict[str, list[Candidate]]:
+def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
+               seconds: Seconds | None = None) -> dict[str, list[Candidate]]:
     """Per claim, the testbeds (families of offering campaigns) with a run of it."""
     by_family: dict[tuple, list[dict]] = {}
     for check in checks.to_dict("records"):
@@ -94,18 +104,20 @@ def candidates(claims: pd.DataFrame, checks: pd.DataFrame,
         measured = [c for c in mine if c["status"] == MEASURED]
         factors = list(dict.fromkeys(f for c in (measured or mine)
                                      for f in in_force_factors(c, ALL_RULES)))
+        window = sum((seconds or {}).get((str(row["campaign"]), run), 0.0) for run in runs)
         found[row["claim"]].append(Candidate(
             {k: row[k] for k in FAMILY}, label(row, claims), row, mine, len(mine),
-            len(measured), factors, len(runs)))
+            len(measured), factors, len(runs), float(window)))
     return found
 
 
-def closest(claims: pd.DataFrame, checks: pd.DataFrame,
-            eligible: Eligible) -> dict[str, tuple[Candidate | None, list[Candidate]]]:
+def closest(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
+            seconds: Seconds | None = None) -> dict[str, tuple[Candidate | None,
+                                                               list[Candidate]]]:
     """Per claim: (its headline testbed, the others in order of closeness); (None, []) where
     no offering campaign ran it."""
     out: dict[str, tuple[Candidate | None, list[Candidate]]] = {}
-    for claim, found in candidates(claims, checks, eligible).items():
+    for claim, found in candidates(claims, checks, eligible, seconds).items():
         ranked = sorted(found, key=Candidate.rank)
         out[claim] = (ranked[0], ranked[1:]) if ranked else (None, [])
     return out
@@ -119,5 +131,7 @@ def why_chosen(chosen: Candidate, others: list[Candidate]) -> str:
     scope = CLAIMS[chosen.claim["claim"]].scope
     differs = (f"differs in {len(chosen.factors)} factor{'s' if len(chosen.factors) != 1 else ''}"
                if scope else "no thesis testbed to differ from")
-    return (f"{parts}; {differs}; {chosen.runs} runs; "
+    runs = (f"{chosen.runs} runs ({chosen.seconds / 60:.0f} min measured)" if chosen.seconds
+            else f"{chosen.runs} runs")
+    return (f"{parts}; {differs}; {runs}; "
             f"{len(others)} other testbed{'' if len(others) == 1 else 's'}")
