@@ -669,3 +669,18 @@ def test_rule_changes_shortcuts_give_what_judging_under_each_rule_gives() -> Non
         before = after
     assert listed == ["; ".join(full[claim]) for claim in final["claim"]]
     assert any("symmetric:" in text for text in listed)
+
+
+def test_a_check_on_settings_tuned_on_its_own_claim_is_not_testable_there() -> None:
+    """thesis-v2's iocost QoS was chosen on C3's condition (rule tuned-on): C3's check on its
+    iocost runs is no independent test; on its BFQ runs, and C4's on iocost, it stands."""
+    def check(claim: str, campaign: str, control: str) -> checks.Check:
+        rows = pd.DataFrame({"campaign": [campaign] * 2, "io_control": [control] * 2,
+                             "run_id": ["r1", "r2"]})
+        return checks.Check(claim, "x", checks.SHARE, rows, np.array([0.7, 0.69]))
+
+    why = preconditions.tuned_on_unmet(check("C3", "thesis-v2", "iocost"))
+    assert why.startswith("no independent test: iocost's QoS") and "C3's condition" in why
+    assert preconditions.tuned_on_unmet(check("C3", "thesis-v2", "bfq")) == ""
+    assert preconditions.tuned_on_unmet(check("C4", "thesis-v2", "iocost")) == ""
+    assert preconditions.tuned_on_unmet(check("C3", "thesis-nested", "iocost")) == ""

@@ -40,6 +40,7 @@ import pandas as pd
 
 from journalbench.judge.claims import rules, scope
 from journalbench.judge.claims.checks import ALPHA, SHARE_KINDS
+from journalbench.judge.claims.preconditions import TUNED_ON
 from journalbench.judge.claims.verdicts import (
     ALL_RULES,
     FAMILY,
@@ -56,10 +57,6 @@ DROPPED, KEPT, UNDECIDED = "dropped", "kept", "undecided"
 VARIED = {scope.DEVICE: {"device_profile"}, scope.WEIGHTS: {"io_control", "bfq"},
           scope.WRITEBACK: {"cgroup_version"}}
 FACTS = ("hostnames", "kernels")
-# (campaign, I/O control) -> claims whose own condition chose that control's settings, and why
-TUNED_ON = {("thesis-v2", "iocost"): {
-    "C3": "iocost's QoS (p95 write latency 18,519 us) was chosen on 70/30 direct 64 KiB writer "
-          "pairs, C3's condition, before the campaign (2026-11-26)"}}
 EVIDENCE_COLUMNS = [
     "campaign", "host", "factor", "from", "to", "claim", "test", "kind", "margin", "scale",
     "effect_from", "low_from", "high_from", "effect_to", "low_to", "high_to", "change", "low",

@@ -11,6 +11,9 @@ A check whose precondition is not met is "not testable here", whatever its numbe
   run every tenant) must not have had one saturated in half the run's seconds or more
   (tidy's `cpu_bound` on its container tenants), the bound a VM's vCPU is held to.
 - VM_DB: a database's VM half; not testable under TCG (rule `tcg`).
+- TUNED_ON (every check; rule `tuned-on`): the testbed's I/O controller settings were not
+  chosen on the check's own claim's condition; where they were, the check is no independent
+  test of that claim there.
 - GUEST_FSYNC: a database's fsync latency in a VM; never testable (rule `guest-fsync`).
 - JOURNAL_REGIME: a journal-contention claim is about a device on which journal commits set a
   writer's pace. The thesis's high-fsync writer issued 10-15 fsync/s (p. 39) at ~18 ms in its
@@ -51,6 +54,10 @@ JOURNAL_BOUND = 0.10  # share of the high-fsync writer's time spent in fsync, al
 # 21% busy (353 tenant-runs, median 7%), every database guest at least 40% (MariaDB median
 # 81%, Redis 88%), buffered fio writers 13-90%: a quarter lies in the gap (rules.py: TCG).
 TCG_IO_BOUND = 0.25
+# (campaign, I/O control) -> claims whose own condition chose that control's settings, and why
+TUNED_ON = {("thesis-v2", "iocost"): {
+    "C3": "iocost's QoS (p95 write latency 18,519 us) was chosen on 70/30 direct 64 KiB writer "
+          "pairs, C3's condition, before the campaign (2026-11-26)"}}
 DESCRIPTIONS = {
     VM_CPU: "KVM, or no tenant-run of the comparison CPU-bound; under TCG, only fio halves whose "
             f"every guest was at most {TCG_IO_BOUND:.0%} busy, never a database's",
@@ -148,6 +155,20 @@ def host_cpu_unmet(check: Check) -> str:
         return ""
     return (f"{len(bed.values('run_id', bound))} of {len(bed.values('run_id'))} runs on a host "
             "whose CPU saturated (half the seconds or more)")
+
+
+def tuned_on_unmet(check: Check) -> str:
+    """Why a check is no independent test on its testbed (rule `tuned-on`): its I/O control's
+    settings were chosen on its claim's own condition (TUNED_ON); "" otherwise."""
+    rows = check.rows
+    if rows.empty or not {"campaign", "io_control"} <= set(rows.columns):
+        return ""
+    for campaign, control in sorted(set(zip(rows["campaign"], rows["io_control"],
+                                            strict=True))):
+        why = TUNED_ON.get((str(campaign), str(control)), {}).get(check.claim)
+        if why:
+            return f"no independent test: {why}"
+    return ""
 
 
 def unmet(check: Check, regime: Regime) -> list[str]:

@@ -19,7 +19,7 @@ class Rule:
 
 SCOPE, PARTS, TCG, GUEST_FSYNC, WRITEBACK, C24_SHARES, HOST_CPU = (
     "scope", "parts", "tcg", "guest-fsync", "writeback", "c24-shares", "host-cpu")
-SYMMETRIC, REASONS, MEASURED = "symmetric", "reasons", "measured"
+SYMMETRIC, REASONS, MEASURED, TUNED_ON = "symmetric", "reasons", "measured", "tuned-on"
 # the rules that change only the testbed a verdict is qualified by, never its outcome
 QUALIFYING = (REASONS, MEASURED)
 RULES: tuple[Rule, ...] = (
@@ -105,5 +105,14 @@ RULES: tuple[Rule, ...] = (
          "study found it did not matter: C10's share effect x0.917 (v1/bfq), x0.922 "
          "(v2/bfq), x0.945 (v2/iocost), \"not reproduced here: weights differ\" on the "
          "BFQ testbeds only."),
+    Rule(TUNED_ON, "2026-11-27",
+         "A check on a testbed whose I/O controller's settings were chosen on its claim's own "
+         "condition is not testable there (preconditions.TUNED_ON names each such choice): the "
+         "settings were fitted on the outcome the check judges.",
+         "thesis-v2's iocost QoS (p95 write latency 18,519 us) was picked on 70/30 direct "
+         "64 KiB writer pairs, C3's condition, after the kernel's automatic QoS and a 2x "
+         "target had divided nothing; an independent review found C3 under iocost no "
+         "independent test. The controller contrasts already left it out; its verdict there "
+         "stood until this rule."),
 )
 NAMES = tuple(rule.name for rule in RULES)

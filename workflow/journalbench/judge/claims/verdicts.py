@@ -89,7 +89,8 @@ ALL_RULES = frozenset(rules.NAMES)
 PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
                       rules.TCG: preconditions.tcg_unmet,
                       rules.WRITEBACK: preconditions.writeback_unmet,
-                      rules.HOST_CPU: preconditions.host_cpu_unmet}
+                      rules.HOST_CPU: preconditions.host_cpu_unmet,
+                      rules.TUNED_ON: preconditions.tuned_on_unmet}
 
 
 def run_flags(starved: pd.DataFrame) -> dict[str, str]:
