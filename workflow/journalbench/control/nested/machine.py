@@ -334,7 +334,9 @@ class Machine:
             failed = [line for line in text.splitlines() if "boot failed" in line
                       or "nested init:" in line]
             if failed or not (pidfile.exists() and pid_alive(int(pidfile.read_text()))):
-                why = failed[-1] if failed else "QEMU exited"
+                last = next((line.strip() for line in reversed(text.splitlines())
+                             if line.strip()), "")
+                why = failed[-1] if failed else f"QEMU exited (the console ends {last!r})"
                 raise AgentError(f"host {self.name}: the nested machine did not boot: {why} "
                                  f"(see {self.console})")
             time.sleep(0.1)
