@@ -398,13 +398,19 @@ def between_markers(text: str) -> str | None:
     return MARKERS.between(text)
 
 
+def processed_folders(root: Path) -> list[Path]:
+    """Each campaign's folder of a pipeline's working directory (data/processed/<campaign>)."""
+    processed = root / "data" / "processed"
+    return sorted(p for p in processed.iterdir() if p.is_dir()) if processed.is_dir() else []
+
+
 def judged_under(root: Path) -> dict[str, tuple[pd.DataFrame, ...]]:
     """Every campaign's judged tables under a pipeline's working directory."""
     from journalbench.judge.claims import judged
 
     found = {}
     processed = root / "data" / "processed"
-    folders = sorted(p for p in processed.iterdir() if p.is_dir()) if processed.is_dir() else []
+    folders = processed_folders(root)
     for folder in folders:
         tables = judged.read(folder)
         if tables is not None and not tables[0].empty:
@@ -437,9 +443,8 @@ def readme_from(root: Path, baseline: str) -> str:
     from journalbench.report import outputs as written
 
     judged = judged_under(root)
-    processed = sorted(p for p in (root / "data" / "processed").iterdir() if p.is_dir())
     found, main = lines(judged, headline_claims, written.find(root, baseline),
-                        run_seconds(processed))
+                        run_seconds(processed_folders(root)))
     return readme_block(judged, found, main, baseline)
 
 
