@@ -123,14 +123,14 @@ def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -
     line = next(x for x in lines if x.claim == "C4")
     assert (line.verdict, line.testbed, line.kind) == ("reproduced", "b v2/iocost", LIKE)
     assert line.cells == {"a v1/bfq": "contradicted (differs: weights)"}
-    assert main == ["b v2/iocost", "a v1/bfq"]
-    assert shown.cells(line, main) == ["headline", "contradicted (differs: weights)", "—"]
+    assert main == ["a v1/bfq", "b v2/iocost"]  # in the order of their names
+    assert shown.cells(line, main) == ["contradicted (differs: weights)", "headline", "—"]
     table = shown.compact_table(lines, main, Links(report="r/", root=""))
     head, _, *rows = table.splitlines()
-    assert head.split(" | ")[4:] == ["b v2/iocost", "a v1/bfq", "Other testbeds"]
+    assert head.split(" | ")[4:] == ["a v1/bfq", "b v2/iocost", "Other testbeds"]
     row = next(r for r in rows if r.startswith("[C4]")).split(" | ")
     assert row[1] == "**reproduced**, like the thesis's"
-    assert row[4:] == [shown.CHOSEN, "contradicted (weights)", "—"]
+    assert row[4:] == ["contradicted", shown.CHOSEN, "—"]  # factors: the chosen one's, left
     # a verdict from a testbed offered for it alone is marked in the others' cell
     only_c4 = judged(
         (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
@@ -139,9 +139,36 @@ def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -
     assert beds == ["a v1/bfq"]
     table = shown.compact_table(picked, beds, Links(report="r/", root=""))
     row = next(r for r in table.splitlines() if r.startswith("[C4]")).split(" | ")
-    assert row[4:] == ["contradicted (weights)", f"{shown.CHOSEN} b v2/iocost"]
+    assert row[4:] == ["contradicted", f"{shown.CHOSEN} b v2/iocost"]
     # the thesis's 23 claims counted with the testbed each verdict rests on
     assert "1 reproduced (1 on a testbed like the thesis's)" in shown.tally(lines)
+
+
+def test_the_readme_table_gives_each_campaign_one_column_of_its_testbeds_verdicts() -> None:
+    """Three testbeds of one campaign share a column ("a v1/bfq, v2/bfq, v2/iocost"), each
+    testbed's verdict in that order, the chosen one marked; a campaign without the claim shows
+    one dash; the legend names each campaign's host, kernel and device once."""
+    tables = judged(
+        (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
+        (family("a", version=2), "mixed", "weights", [("x", MEASURED, "weights")]),
+        (family("a", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]),
+        (family("b", "iocost", version=2, host="far"), "inconclusive", "",
+         [("x", MEASURED, "")]))
+    lines, main = shown.lines(tables, everything)
+    assert main == ["a v1/bfq", "a v2/bfq", "a v2/iocost", "b v2/iocost"]
+    table = shown.compact_table(lines, main, Links(report="r/", root=""))
+    head, _, *rows = table.splitlines()
+    assert head.split(" | ")[4:] == ["a v1/bfq, v2/bfq, v2/iocost", "b v2/iocost",
+                                     "Other testbeds"]
+    c4 = next(r for r in rows if r.startswith("[C4]")).split(" | ")
+    chosen_on = "b" if lines[0].testbed.startswith("b") else "a"
+    assert c4[4:6] == (["contradicted, mixed, inconclusive", shown.CHOSEN] if chosen_on == "b"
+                       else ["contradicted, mixed, " + shown.CHOSEN, "inconclusive"])
+    c1 = next(r for r in rows if r.startswith("[C1]")).split(" | ")
+    assert c1[4:] == ["—", "—", "—"]
+    text = shown.short_legend(tables, lines, main)
+    assert text.startswith("Testbeds: a: host `local`, Linux 6.18, device hdd; b: host `far`, "
+                           "Linux 6.18, device hdd; vN/x: cgroup version N, I/O control x."), text
 
 
 def test_a_claim_on_several_devices_is_counted_per_device() -> None:

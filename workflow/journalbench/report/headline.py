@@ -158,13 +158,14 @@ def lines(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
 
 
 def main_testbeds(chosen: Mapping[str, tuple[Any, list[Any]]], eligible: Eligible) -> list[str]:
-    """The testbeds of campaigns that offer every claim, in the order they first appear."""
-    names: dict[str, None] = {}
+    """The testbeds of campaigns that offer every claim, in the order of their names (so a
+    campaign's stand together, v1 before v2, BFQ before iocost)."""
+    names: set[str] = set()
     for best, others in chosen.values():
         for candidate in [c for c in (best, *others) if c is not None]:
             if eligible(str(candidate.family["campaign"])) == "all":
-                names[candidate.label] = None
-    return list(names)
+                names.add(candidate.label)
+    return sorted(names)
 
 
 def by_device(line: Line) -> str:
@@ -308,18 +309,39 @@ def compact_cell(text: str) -> str:
     return text.replace(" (like the thesis's)", " (alike)").replace("(differs: ", "(")
 
 
+def by_campaign(main: Sequence[str]) -> dict[str, list[str]]:
+    """The main testbeds grouped by campaign (a label's first word), in their order."""
+    groups: dict[str, list[str]] = {}
+    for name in main:
+        groups.setdefault(name.split(" ", 1)[0], []).append(name)
+    return groups
+
+
+def campaign_head(campaign: str, names: Sequence[str]) -> str:
+    """A campaign's column: "thesis-nested v1/bfq, v2/bfq, v2/iocost"."""
+    return f"{campaign} " + ", ".join(name.split(" ", 1)[1] if " " in name else name
+                                      for name in names)
+
+
 def compact_table(found: Sequence[Line], main: Sequence[str], links: Links) -> str:
     """The README's table: per claim its verdict and what its testbed is to the thesis's, the
-    deciding part's effect against the thesis's value, a column per main testbed (CHOSEN on
-    the one the verdict comes from) and one for the others."""
-    head = ["Claim (report page, built)", "Verdict", "Ours, 95% interval", "Thesis", *main,
+    deciding part's effect against the thesis's value, a column per campaign of the main
+    testbeds with each testbed's verdict in its order (CHOSEN on the one the verdict comes
+    from; the factors are the chosen testbed's, beside its verdict, and every testbed's on
+    the claim's report page) and one for the others."""
+    groups = by_campaign(main)
+    head = ["Claim (report page, built)", "Verdict", "Ours, 95% interval", "Thesis",
+            *(campaign_head(campaign, names) for campaign, names in groups.items()),
             "Other testbeds"]
     out = [" | ".join(head), "|".join("---" for _ in head)]
     for line in found:
         said = ", ".join(t for t in (f"**{line.verdict}**",
                                      qualifier_text(line.kind, line.factors, short=True)) if t)
-        beds = [CHOSEN if name == line.testbed else compact_cell(line.cells.get(name, "—"))
-                for name in main]
+        beds = []
+        for names in groups.values():
+            shown = [CHOSEN if name == line.testbed
+                     else line.cells.get(name, "—").split(" (")[0] for name in names]
+            beds.append("—" if set(shown) == {"—"} else ", ".join(shown))
         rest = [n for n in line.cells if n not in main]
         other = compact_cell(others_text(line, rest)) if rest else ""
         if line.testbed and line.testbed not in main:  # it comes from another testbed
@@ -361,6 +383,26 @@ def legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
     return text
 
 
+def short_legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
+    """legend() in fewer words, per campaign of the main testbeds where its testbeds share a
+    host, kernel and device (the README's): "thesis-nested: host `nested`, Linux 6.1, device
+    hdd"; then what vN/x means and which campaigns the other testbeds are of."""
+    claims, _ = combined(judged)
+    described: dict[str, set[str]] = {}
+    for row in claims.drop_duplicates(FAMILY).to_dict("records"):
+        name = closest_testbed.label(row, claims)
+        if name in main:
+            described.setdefault(name.split(" ", 1)[0], set()).add(
+                f"host `{row['host']}`, Linux {kernel_versions(row.get('kernels'))}, device "
+                f"{row['device_profile']}")
+    parts = [f"{campaign}: {'; '.join(sorted(texts))}" for campaign, texts in
+             ((c, described.get(c, set())) for c in by_campaign(main)) if texts]
+    text = ("Testbeds: " + "; ".join(parts) + "; vN/x: cgroup version N, I/O control x. A "
+            "testbed's factors are on the claim's page.")
+    full = legend(judged, found, main)
+    return text + (" Other" + full.split(" Other", 1)[1] if " Other" in full else "")
+
+
 HOW_TO_READ = (
     "Each claim's verdict comes from its testbed closest to the thesis's: of the campaigns that"
     " test it, the testbed with all its parts measured that differs from the thesis's in the "
@@ -385,7 +427,7 @@ def readme_block(judged: Tables, found: Sequence[Line], main: Sequence[str],
     return "\n".join([tally(found), "", short_disclosure(found, baseline, f"results/{CHANGES}"),
                       "", compact_table(found, main, links), "",
                       f"{CHOSEN}: the testbed the verdict comes from. "
-                      + legend(judged, found, main)])
+                      + short_legend(judged, found, main)])
 
 
 def replace_block(text: str, new: str, where: str = "README.md") -> str:
