@@ -169,6 +169,11 @@ def test_the_readme_table_gives_each_campaign_one_column_of_its_testbeds_verdict
     text = shown.short_legend(tables, lines, main)
     assert text.startswith("Testbeds: a: host `local`, Linux 6.18, device hdd; b: host `far`, "
                            "Linux 6.18, device hdd; vN/x: cgroup version N, I/O control x."), text
+    on_one = judged((family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
+                    (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]))
+    found, beds = shown.lines(on_one, everything)
+    assert shown.short_legend(on_one, found, beds).startswith(
+        "Testbeds: a, b: host `local`, Linux 6.18, device hdd; vN/x:")  # alike: named once
 
 
 def test_a_claim_on_several_devices_is_counted_per_device() -> None:

@@ -395,10 +395,13 @@ def short_legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> 
             described.setdefault(name.split(" ", 1)[0], set()).add(
                 f"host `{row['host']}`, Linux {kernel_versions(row.get('kernels'))}, device "
                 f"{row['device_profile']}")
-    parts = [f"{campaign}: {'; '.join(sorted(texts))}" for campaign, texts in
-             ((c, described.get(c, set())) for c in by_campaign(main)) if texts]
-    text = ("Testbeds: " + "; ".join(parts) + "; vN/x: cgroup version N, I/O control x. A "
-            "testbed's factors are on the claim's page.")
+    alike: dict[str, list[str]] = {}  # campaigns described alike are named together
+    for campaign in by_campaign(main):
+        if described.get(campaign):
+            alike.setdefault("; ".join(sorted(described[campaign])), []).append(campaign)
+    parts = [f"{', '.join(campaigns)}: {text}" for text, campaigns in alike.items()]
+    text = ("Testbeds: " + "; ".join(parts) + "; vN/x: cgroup version N, I/O control x. Each "
+            "testbed's factors: its claim page.")
     full = legend(judged, found, main)
     return text + (" Other" + full.split(" Other", 1)[1] if " Other" in full else "")
 
