@@ -373,14 +373,20 @@ def legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
                        f"v{row.get('cgroup_version') or '?'}, {control}, device "
                        f"{row['device_profile']}")
         campaigns.setdefault(str(row["campaign"]), set()).add(name)
-    others = {n for line in found for n in line.cells if n not in main}
     text = "Testbeds: " + "; ".join(named[name] for name in main if name in named) + "."
-    if others:
-        of = {c: sorted(names & others) for c, names in campaigns.items() if names & others}
-        text += (" Other testbeds: " + ", ".join(f"{len(n)} of campaign {c}"
-                                                 for c, n in of.items())
-                 + " (their pages in the report).")
-    return text
+    return text + others_legend(campaigns, found, main)
+
+
+def others_legend(campaigns: Mapping[str, set[str]], found: Sequence[Line],
+                  main: Sequence[str]) -> str:
+    """" Other testbeds: 8 of campaign bfq, ..." ("" without any): `campaigns` maps each
+    campaign to its testbeds' names."""
+    others = {n for line in found for n in line.cells if n not in main}
+    if not others:
+        return ""
+    of = {c: sorted(names & others) for c, names in campaigns.items() if names & others}
+    return (" Other testbeds: " + ", ".join(f"{len(n)} of campaign {c}" for c, n in of.items())
+            + " (their pages in the report).")
 
 
 def short_legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> str:
@@ -389,8 +395,10 @@ def short_legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> 
     hdd"; then what vN/x means and which campaigns the other testbeds are of."""
     claims, _ = combined(judged)
     described: dict[str, set[str]] = {}
+    campaigns: dict[str, set[str]] = {}
     for row in claims.drop_duplicates(FAMILY).to_dict("records"):
         name = closest_testbed.label(row, claims)
+        campaigns.setdefault(str(row["campaign"]), set()).add(name)
         if name in main:
             described.setdefault(name.split(" ", 1)[0], set()).add(
                 f"host `{row['host']}`, Linux {kernel_versions(row.get('kernels'))}, device "
@@ -402,8 +410,7 @@ def short_legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> 
     parts = [f"{', '.join(campaigns)}: {text}" for text, campaigns in alike.items()]
     text = ("Testbeds: " + "; ".join(parts) + "; vN/x: cgroup version N, I/O control x. Each "
             "testbed's factors: its claim page.")
-    full = legend(judged, found, main)
-    return text + (" Other" + full.split(" Other", 1)[1] if " Other" in full else "")
+    return text + others_legend(campaigns, found, main)
 
 
 HOW_TO_READ = (
