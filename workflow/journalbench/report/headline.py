@@ -407,7 +407,7 @@ def short_legend(judged: Tables, found: Sequence[Line], main: Sequence[str]) -> 
     for campaign in by_campaign(main):
         if described.get(campaign):
             alike.setdefault("; ".join(sorted(described[campaign])), []).append(campaign)
-    parts = [f"{', '.join(campaigns)}: {text}" for text, campaigns in alike.items()]
+    parts = [f"{', '.join(named)}: {said}" for said, named in alike.items()]
     text = ("Testbeds: " + "; ".join(parts) + "; vN/x: cgroup version N, I/O control x. Each "
             "testbed's factors: its claim page.")
     return text + others_legend(campaigns, found, main)
