@@ -7,14 +7,20 @@ no journal, no write-back), fixed before their runs were judged:
   It passes when the heavier reader's mean share of the pair's bytes lies at least halfway
   from an even split to its weight's share (80/20: at least 0.65). The rule asks whether the
   weights were in play, never whether a claim's outcome agreed with the thesis.
-- *divides time or bytes*: two random readers at equal weights whose requests differ in size
-  (128 KiB against 8 KiB). Weights dividing device time give them equal device time and
-  unequal bytes; weights dividing bytes (BFQ's budgets, in sectors) equal bytes and unequal
-  time. With the big reader's mean shares of the pair's device time (t) and bytes (b) and the
-  package's split margin (SHARE_MARGIN, 0.10): "time" where t lies within it of 0.5 and b
-  does not, "bytes" where b does and t does not, "indistinct" where both do (the sizes cost the
-  device alike per byte: the pair cannot tell), "neither" where neither does. A testbed without
-  the pair: "not measured".
+- *divides time or bytes*: two readers at equal weights whose requests differ in size
+  (128 KiB against 8 KiB), random and sequential (PATTERNS). Weights dividing device time
+  give them equal device time and unequal bytes; weights dividing bytes (BFQ's budgets, in
+  sectors) equal bytes and unequal time. With the big reader's mean shares of the pair's
+  device time (t) and bytes (b) and the package's split margin (SHARE_MARGIN, 0.10): "time"
+  where t lies within it of 0.5 and b does not, "bytes" where b does and t does not,
+  "indistinct" where both do (the sizes cost the device alike per byte: the pair cannot
+  tell), "neither" where neither does. The weights divide device time, as the thesis's did
+  ("the relative amount of disk time", p. 29, whatever the access pattern: CFQ's time
+  slices), only where both patterns' pairs divide time. A testbed without a pattern's pair:
+  that pattern "not measured". (Until weights-hdd's first runs, 2026-11-29, the rule had the
+  random pair only; there BFQ charged random readers by device time, as its code charges a
+  slow queue's time, block/bfq-iosched.c bfq_bfqq_charge_time, where its budgets count a
+  busy sequential queue's sectors: the sequential pair was added the same day.)
 - *acted on this check*: a scheduler that orders every request by weight (BFQ) acts by
   construction wherever its validation passed; a controller that holds a group back only once
   it outruns its budget (iocost) acted on a check only where its own per-second record of the
@@ -43,7 +49,9 @@ from journalbench.agent.workloads.fio import PRESETS
 from journalbench.judge.claims.margins import SHARE_MARGIN
 
 TIME, BYTES, INDISTINCT, NEITHER, NONE = "time", "bytes", "indistinct", "neither", "none"
+MIXED = "mixed"  # the patterns' pairs disagree
 NOT_MEASURED = "not measured"
+PATTERNS = {"randread": "random", "read": "sequential"}  # fio's rw -> the readers' pattern
 # the testbed a validation run measures: a family of another campaign on the same testbed
 TESTBED = ("host", "device_profile", "cgroup_version", "bfq", "io_control")
 HELD_COLUMNS = ("cost_wait_s", "cost_indebt_s", "cost_indelay_s")
@@ -75,14 +83,37 @@ class Mean:
 
 
 @dataclass(frozen=True)
+class Sizes:
+    """Two readers of one access pattern at equal weights, of unequal request sizes."""
+    pattern: str  # "random" or "sequential"
+    sizes: str  # "128 KiB against 8 KiB"
+    time: Mean  # the big-request reader's share of the pair's device time
+    bytes: Mean  # ... and of its bytes
+
+    @property
+    def kind(self) -> str:
+        even_time = abs(self.time.value - 0.5) <= SHARE_MARGIN
+        even_bytes = abs(self.bytes.value - 0.5) <= SHARE_MARGIN
+        if even_time and even_bytes:
+            return INDISTINCT
+        return TIME if even_time else BYTES if even_bytes else NEITHER
+
+    def text(self) -> str:
+        what = {TIME: "device time", BYTES: "bytes", INDISTINCT: "indistinct (the sizes cost "
+                "alike per byte)", NEITHER: "neither time nor bytes"}[self.kind]
+        big, small = self.sizes.split(" against ")
+        return (f"{self.pattern} readers: {what} (at equal weights the {big} reader beside a "
+                f"{small} one got {self.time.text()} of their device time and "
+                f"{self.bytes.text()} of their bytes, {self.bytes.n} runs)")
+
+
+@dataclass(frozen=True)
 class Division:
     control: str  # the I/O control of the testbed
     source: str  # the campaign whose runs measured it
     heavy: Mean | None = None  # the heavier of two equal readers: its share of their bytes
     weight_share: float = np.nan  # what its weight promises it (0.80)
-    big_time: Mean | None = None  # equal weights: the big-request reader's share of time
-    big_bytes: Mean | None = None  # ... and of bytes
-    sizes: str = ""  # "128 KiB against 8 KiB"
+    sizes: tuple[Sizes, ...] = ()  # the equal-weight pairs of unequal sizes, per pattern
 
     @property
     def threshold(self) -> float:
@@ -98,17 +129,21 @@ class Division:
 
     @property
     def kind(self) -> str:
-        """TIME, BYTES, INDISTINCT or NEITHER; NONE where the weights divide nothing;
-        NOT_MEASURED without the pairs that tell."""
+        """TIME or BYTES (every pattern measured alike), INDISTINCT, NEITHER or MIXED; NONE
+        where the weights divide nothing; NOT_MEASURED without the pairs that tell."""
         if self.divides is False:
             return NONE
-        if self.big_time is None or self.big_bytes is None:
+        kinds = {pair.kind for pair in self.sizes}
+        if not kinds:
             return NOT_MEASURED
-        even_time = abs(self.big_time.value - 0.5) <= SHARE_MARGIN
-        even_bytes = abs(self.big_bytes.value - 0.5) <= SHARE_MARGIN
-        if even_time and even_bytes:
-            return INDISTINCT
-        return TIME if even_time else BYTES if even_bytes else NEITHER
+        return kinds.pop() if len(kinds) == 1 else MIXED
+
+    @property
+    def divides_time(self) -> bool:
+        """Device time, as the thesis's weights: it divides, and every pattern's pair was
+        measured and divides time."""
+        found = {pair.pattern: pair.kind for pair in self.sizes}
+        return self.divides is True and all(found.get(p) == TIME for p in PATTERNS.values())
 
     def at_all_text(self) -> str:
         if self.heavy is None:
@@ -119,14 +154,10 @@ class Division:
                 f"{self.heavy.n} runs)")
 
     def kind_text(self) -> str:
-        if self.big_time is None or self.big_bytes is None:
-            return "time or bytes: not measured (no equal-weight pair of unequal sizes)"
-        what = {TIME: "device time", BYTES: "bytes", INDISTINCT: "indistinct (the sizes cost "
-                "alike per byte)", NEITHER: "neither time nor bytes", NONE: "nothing"}[self.kind]
-        return (f"divides {what}: at equal weights the {self.sizes.split(' against ')[0]} "
-                f"reader beside a {self.sizes.split(' against ')[-1]} one got "
-                f"{self.big_time.text()} of their device time and {self.big_bytes.text()} of "
-                f"their bytes ({self.big_bytes.n} runs)")
+        measured = {pair.pattern: pair for pair in self.sizes}
+        parts = [measured[p].text() if p in measured else f"{p} readers: not measured"
+                 for p in PATTERNS.values()]
+        return "what it divides at equal weights: " + "; ".join(parts)
 
     def describe(self) -> str:
         """One line: the controller, what it was measured to divide, with the numbers."""
@@ -154,43 +185,74 @@ def not_measured(control: str) -> str:
 
 # -- the validation pairs ---------------------------------------------------------------------
 
-def random_reads(presets: pd.Series) -> np.ndarray:
-    return np.array([PRESETS.get(str(p), {}).get("rw") == "randread"
-                     and PRESETS.get(str(p), {}).get("direct", 1) == 1 for p in presets])
+def direct_reads(presets: pd.Series) -> np.ndarray:
+    return np.array([PRESETS.get(str(p), {}).get("rw") in PATTERNS
+                     and PRESETS.get(str(p), {}).get("direct", 1) == 1 for p in presets],
+                    dtype=bool)
 
 
-def pairs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
-    """A row per validation run (two random direct readers, in an experiment that tests no
-    claim): its testbed, `pair` ("at-all" or "sizes") and the shares it measured."""
+def validation_runs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """A row per validation run, from what its spec says (two direct readers of one pattern,
+    in an experiment that tests no claim): campaign, run id, `pair` ("at-all": unequal weights
+    and equal sizes, random; "sizes": equal weights and unequal sizes), `pattern`, and which
+    tenant row is the heavier or the bigger reader (`first`: its index in `runs`) and which
+    the other (`second`)."""
+    columns = ["campaign", "run_id", "pair", "pattern", "first", "second"]
+    needed = {"campaign", "run_id", "n_tenants", "preset", "weight", "bs"}
+    if not needed <= set(runs.columns) or not {"campaign", "run_id", "claims"} <= set(
+            experiments.columns):  # a table without them (made by hand) has no pairs
+        return pd.DataFrame(columns=columns)
     free = experiments[[not len(c) for c in experiments["claims"]]]
     rows = runs[runs["n_tenants"].eq(2)
                 & runs.set_index(["campaign", "run_id"]).index.isin(
                     free.set_index(["campaign", "run_id"]).index)]
-    rows = rows[random_reads(rows["preset"])]
+    rows = rows[direct_reads(rows["preset"])]
     out = []
-    for (_, run_id), run in rows.groupby(["campaign", "run_id"], sort=True):
-        if len(run) != 2 or run["weight"].isna().any():
+    for (campaign, run_id), run in rows.groupby(["campaign", "run_id"], sort=True):
+        patterns = {PATTERNS[PRESETS[str(p)]["rw"]] for p in run["preset"]}
+        if len(run) != 2 or run["weight"].isna().any() or len(patterns) != 1:
             continue
-        sizes = pd.to_numeric(run["bs"].map(size_bytes), errors="coerce")
-        bytes_ = run["cgroup_bytes"].astype(float)
-        time_ = run["own_time_s"].astype(float)
-        facts = {k: run[k].iloc[0] for k in ("campaign", *TESTBED)}
-        if run["weight"].nunique() == 2 and sizes.nunique() == 1:
-            heavy = int(np.argmax(run["weight"].to_numpy()))
-            out.append({**facts, "run_id": run_id, "pair": "at-all",
-                        "weight_share": float(run["weight"].iloc[heavy] / run["weight"].sum()),
-                        "share": float(bytes_.iloc[heavy] / bytes_.sum()),
-                        "time": np.nan, "sizes": ""})
-        elif run["weight"].nunique() == 1 and sizes.nunique() == 2 and sizes.notna().all():
-            big = int(np.argmax(sizes.to_numpy()))
-            small = 1 - big
-            out.append({**facts, "run_id": run_id, "pair": "sizes", "weight_share": 0.5,
-                        "share": float(bytes_.iloc[big] / bytes_.sum()),
-                        "time": float(time_.iloc[big] / time_.sum()),
-                        "sizes": f"{run['bs'].iloc[big].upper()}iB against "
-                                 f"{run['bs'].iloc[small].upper()}iB".replace("KIB", "KiB")})
-    columns = ["campaign", *TESTBED, "run_id", "pair", "weight_share", "share", "time", "sizes"]
+        pattern = patterns.pop()
+        sizes = pd.to_numeric(run["bs"].map(size_bytes), errors="coerce").to_numpy()
+        if run["weight"].nunique() == 2 and len(set(sizes)) == 1 and pattern == "random":
+            pair, first = "at-all", int(np.argmax(run["weight"].to_numpy()))
+        elif run["weight"].nunique() == 1 and len(set(sizes)) == 2 and np.isfinite(sizes).all():
+            pair, first = "sizes", int(np.argmax(sizes))
+        else:
+            continue
+        out.append({"campaign": campaign, "run_id": run_id, "pair": pair, "pattern": pattern,
+                    "first": run.index[first], "second": run.index[1 - first]})
     return pd.DataFrame(out, columns=columns)
+
+
+def pairs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """A row per validation run (validation_runs) with its testbed and the shares it
+    measured: the heavier or bigger reader's share of the pair's bytes (`share`) and, for a
+    sizes pair, of its device time (`time`)."""
+    columns = ["campaign", *TESTBED, "run_id", "pair", "pattern", "weight_share", "share",
+               "time", "sizes"]
+    if not {"cgroup_bytes", "own_time_s", *TESTBED} <= set(runs.columns):
+        return pd.DataFrame(columns=columns)
+    out = []
+    for found in validation_runs(runs, experiments).itertuples():
+        first, second = runs.loc[found.first], runs.loc[found.second]
+        together = float(first["cgroup_bytes"]) + float(second["cgroup_bytes"])
+        timed = float(first["own_time_s"]) + float(second["own_time_s"])
+        out.append({**{k: first[k] for k in ("campaign", *TESTBED)}, "run_id": found.run_id,
+                    "pair": found.pair, "pattern": found.pattern,
+                    "weight_share": float(first["weight"] / (first["weight"] + second["weight"])),
+                    "share": float(first["cgroup_bytes"]) / together if together else np.nan,
+                    "time": (float(first["own_time_s"]) / timed
+                             if found.pair == "sizes" and timed else np.nan),
+                    "sizes": (f"{kib(first['bs'])} against {kib(second['bs'])}"
+                              if found.pair == "sizes" else "")})
+    return pd.DataFrame(out, columns=columns)
+
+
+def kib(text: object) -> str:
+    """fio's size as a reader writes it: "128k" -> "128 KiB"."""
+    found = size_bytes(text)
+    return f"{found / 1024:.0f} KiB" if np.isfinite(found) else str(text)
 
 
 def size_bytes(text: object) -> float:
@@ -206,13 +268,16 @@ def measured(found: pd.DataFrame, control: str, source: str) -> Division:
     """The Division of one testbed from its validation runs (`pairs` rows)."""
     at_all = found[found["pair"] == "at-all"]
     sizes = found[found["pair"] == "sizes"]
+    pairs_of = tuple(
+        Sizes(str(pattern), str(group["sizes"].iloc[0]), Mean.of(group["time"]),
+              Mean.of(group["share"]))
+        for pattern, group in sizes.groupby("pattern", sort=False)
+        if Mean.of(group["time"]) is not None and Mean.of(group["share"]) is not None)
     return Division(
         control, source,
         heavy=Mean.of(at_all["share"]) if not at_all.empty else None,
         weight_share=float(at_all["weight_share"].median()) if not at_all.empty else np.nan,
-        big_time=Mean.of(sizes["time"]) if not sizes.empty else None,
-        big_bytes=Mean.of(sizes["share"]) if not sizes.empty else None,
-        sizes=str(sizes["sizes"].iloc[0]) if not sizes.empty else "")
+        sizes=tuple(sorted(pairs_of, key=lambda p: list(PATTERNS.values()).index(p.pattern))))
 
 
 def divisions(runs: pd.DataFrame, experiments: pd.DataFrame,
