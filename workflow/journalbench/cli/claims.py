@@ -89,10 +89,14 @@ def cmd_claims(args: argparse.Namespace) -> int:
             kept.write(folder, tables)
             print(f"claims: {campaign} judged -> {folder}/{{{','.join(kept.TABLES)}}}.parquet")
         return 0
+    from journalbench.report import left_out
+
+    folders = [folder for _, _, folder in results]  # the runs left out: report/left_out.py
+    left = (left_out.skipped_folders(folders), left_out.noted_runs(folders))
     for campaign, (claims, checks, starved, evidence), _ in results:
         document.write(args.results / campaign / "claims",
                        f"Claims ledger: campaign {campaign}", claims, checks, starved,
-                       "../../figures", evidence)
+                       "../../figures", evidence, left)
     if results:
         parts = list(zip(*(tables for _, tables, _ in results), strict=True))
         found = [p for p in parts[3] if not p.empty]
@@ -100,7 +104,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
                     pd.concat(found, ignore_index=True) if found else parts[3][0]]
         names = ", ".join(campaign for campaign, _, _ in results)
         written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
-                                 *combined[:3], "../figures", combined[3])
+                                 *combined[:3], "../figures", combined[3], left)
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
     if args.report:
         return write_report(args, results)
