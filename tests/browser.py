@@ -129,3 +129,41 @@ def first_screen(path: Path, scratch: Path, selector: str = "h1", width: int = 1
                               json.dumps(path.resolve().as_uri())))
     flags = [f"--window-size={width},{height + 200}", "--virtual-time-budget=10000"]
     return rendered_probe(page, flags, timeout=120)
+
+
+SECTIONS = """<!doctype html><html><body><pre id="probed"></pre><script>
+const urls = %s, found = {};
+let left = urls.length;
+function done(url, what) {
+  found[url] = what;
+  if (--left === 0) document.getElementById("probed").textContent = JSON.stringify(found);
+}
+for (const url of urls) {
+  const frame = document.createElement("iframe");
+  frame.onload = () => {
+    try {
+      const page = frame.contentDocument, id = decodeURIComponent(url.split("#")[1] || "");
+      const target = page.getElementById(id);
+      if (!target) { done(url, {missing: id}); return; }
+      const section = target.closest("section, details") || target;
+      done(url, {
+        text: section.innerText,
+        images: [...section.querySelectorAll("img")].map(
+          i => [i.src, i.complete ? i.naturalWidth : 0]),
+        links: [...section.querySelectorAll("a[href]")].map(a => a.href)});
+    } catch (error) { done(url, {error: String(error)}); }
+  };
+  frame.src = url;
+  document.body.appendChild(frame);
+}
+</script></body></html>
+"""
+
+
+def sections(urls: list[str], scratch: Path) -> dict[str, dict]:
+    """For each file URL with a #fragment: what the section (or <details>) holding that element
+    shows, as Chromium rendered the page: its text, its images with their natural width (0: not
+    loaded), its links as resolved; {"missing": id} where the page has no such element."""
+    page = scratch / "sections.html"
+    page.write_text(SECTIONS % json.dumps(urls))
+    return rendered_probe(page, ["--virtual-time-budget=30000"], timeout=300)

@@ -736,3 +736,21 @@ def test_counters_apart_by_what_sampling_explains_are_noted_not_skipped(
     err = capsys.readouterr().err
     assert f"unusable run skipped: assembled {broken.name} (host " in err
     assert str(root) not in err
+
+
+def test_a_skipped_run_is_listed_in_the_ledger(tmp_path: Path) -> None:
+    """The ledger names the run tidy left out (by campaign and run id, with why) and the run
+    kept with a note: no run dropped in silence."""
+    root = tmp_path / "raw"
+    shared_journal(root)
+    noted = commits_beyond_the_cgroup(root, 12288, 16384)
+    broken = commits_beyond_the_cgroup(root, 0, 7 * MB, repetition=2)
+    processed = tmp_path / "processed" / "assembled"
+    assert cli.main(["tidy", str(root), "--out", str(processed)]) == 0
+    assert cli.main(["claims", str(processed), "--results", str(tmp_path / "results")]) == 0
+    for ledger in ("claims.md", "assembled/claims.md"):
+        text = (tmp_path / "results" / ledger).read_text()
+        left = text.split("## Runs left out", 1)[1].split("\n## ", 1)[0]
+        assert f"- assembled `{broken.name}`: unusable: io-samples.jsonl: tenant 'b'" in left
+        assert f"- assembled `{noted.name}`: tenant 'b': jbd2 bytes" in left
+        assert str(tmp_path) not in left

@@ -298,7 +298,7 @@ def missing_text(checks: Sequence[Mapping[str, Any]]) -> str:
     if not gaps:
         return ""
     reasons = dict.fromkeys("no runs here" if c["status"] == MISSING
-                            else short_reason(c["why_not"]) for c in gaps
+                            else short_reason(c["why_not"]).split(", ")[0] for c in gaps
                             if c["status"] in (MISSING, NOT_TESTABLE))
     return f"{len(gaps)}/{len(checks)} parts not measured: " + "; ".join(reasons)
 

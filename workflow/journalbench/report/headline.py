@@ -20,7 +20,7 @@ import pandas as pd
 
 from journalbench.judge.claims import headline as closest_testbed
 from journalbench.judge.claims.catalog import THESIS_CLAIMS
-from journalbench.judge.claims.verdicts import FAMILY, qualified
+from journalbench.judge.claims.verdicts import FAMILY, LIKE, qualified
 from journalbench.report.claim_model import (
     ClaimModel,
     Model,
@@ -30,7 +30,7 @@ from journalbench.report.claim_model import (
     thesis_value,
 )
 from journalbench.report.markers import Markers
-from journalbench.report.summary import Links, claim_names, count
+from journalbench.report.summary import SHOWN_VERDICTS, Links, claim_names, count
 
 MARKERS = Markers("summary", "the summary")
 START, END = MARKERS.start, MARKERS.end
@@ -51,11 +51,24 @@ def by_device(line: ClaimModel) -> str:
                      for device, verdicts in counted.items())
 
 
-def tally(found: Sequence[ClaimModel]) -> str:
+def short_count(found: Sequence[ClaimModel]) -> str:
+    """count() in fewer words: each verdict's number, and how many on a testbed like the
+    thesis's (the table names the factors of the others)."""
+    parts = []
+    for verdict in dict.fromkeys(line.verdict for line in sorted(
+            found, key=lambda line: SHOWN_VERDICTS.index(line.verdict)
+            if line.verdict in SHOWN_VERDICTS else len(SHOWN_VERDICTS))):
+        mine = [line for line in found if line.verdict == verdict]
+        like = sum(line.kind == LIKE for line in mine)
+        parts.append(f"{len(mine)} {verdict}" + (f" ({like} like the thesis's)" if like else ""))
+    return ", ".join(parts)
+
+
+def tally(found: Sequence[ClaimModel], short: bool = False) -> str:
     thesis = [line for line in found if line.claim in THESIS_CLAIMS]
     ours = [line for line in found if line.claim not in THESIS_CLAIMS]
     text = (f"The thesis's {len({line.claim for line in thesis})} claims, each on its closest "
-            f"testbed: {count(thesis)}")
+            f"testbed: {short_count(thesis) if short else count(thesis)}")
     if ours:
         text += (f"; ours ({claim_names(ours)}): "
                  + ", ".join(f"{line.verdict} on {line.testbed}"
@@ -181,7 +194,7 @@ def others_legend(campaigns: Mapping[str, set[str]], found: Sequence[ClaimModel]
         return ""
     of = {c: sorted(names & others) for c, names in campaigns.items() if names & others}
     return (" Other testbeds: " + ", ".join(f"{len(n)} of campaign {c}" for c, n in of.items())
-            + " (their pages in the report).")
+            + ".")
 
 
 def short_legend(judged: Tables, found: Sequence[ClaimModel], main: Sequence[str]) -> str:
@@ -238,10 +251,13 @@ def context(model: Model, judged: Tables, baseline: str, links: Links,
     words."""
     found = model.claims
     return {
-        "model": model, "links": links, "how": HOW_TO_READ, "tally": tally(found), "runs": runs,
+        "model": model, "links": links, "how": HOW_TO_READ, "tally": tally(found, short),
+        "runs": runs,
         "disclosure": (short_disclosure if short else disclosure)(found, baseline,
                                                                    changes_link),
-        "symbols": symbol_legend(),
+        # the README's glossary gives each symbol with its verdict
+        "symbols": ("symbols as in the glossary; bold: the headline testbed" if short
+                    else symbol_legend()),
         "legend": (short_legend if short else legend)(judged, found, model.main),
         "thesis_value": thesis_value,
     }
