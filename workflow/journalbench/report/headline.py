@@ -370,3 +370,33 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def beside(root: Path, campaign: str) -> tuple[pd.DataFrame, str]:
+    """(per claim: `campaign`'s verdict on each of its testbeds beside the claim's headline
+    testbed and verdict, from every campaign judged under `root`; a line saying what the
+    headline could not weigh: the campaigns with runs there not judged yet). The claims
+    notebook shows it: a verdict of one campaign is not the claim's headline."""
+    from journalbench.plan.plan import headline_claims
+    from journalbench.report import notebook_paths
+    from journalbench.report.claim_model import build
+
+    try:
+        judged = judged_under(root)
+    except ValueError:
+        judged = {}
+    missing = [c for c in notebook_paths.campaigns(root)
+               if c not in judged and headline_claims(c)]
+    note = (f"Not judged yet, so not weighed for the headline: {', '.join(missing)} (`make "
+            "reproduce` judges every campaign)." if missing else "Every campaign is judged.")
+    columns = ["claim", "this campaign's testbed", "its verdict", "headline testbed",
+               "headline verdict", "why the headline testbed"]
+    if not judged:
+        return pd.DataFrame(columns=columns), note
+    model = build(judged, headline_claims, seconds=run_seconds(processed_folders(root)))
+    rows = []
+    for line in model.claims:
+        mine = [t for t in line.testbeds if t.campaign == campaign] or [None]
+        rows += [(line.claim, t.label if t else "—", t.verdict if t else "not run here",
+                  line.testbed or "—", line.verdict, line.why) for t in mine]
+    return pd.DataFrame(rows, columns=columns), note
