@@ -116,6 +116,28 @@ def lines(found: dict[str, object]) -> list[str]:
     return said
 
 
+def readme_phrases(found: dict) -> list[str]:
+    """What the README says of make reproduce's time and the sizes, as it says it (its
+    analysis: the pipeline and its report, `snakemake --cores 1` and `--report`)."""
+    return [f"fresh clone: {seconds_text(found['venv_s'])} venv, "
+            f"{seconds_text(found['analysis_s'] + found['report_s'])} analysis",
+            f"No root, {seconds_text(found['reproduce_s'])}: `make reproduce`",
+            f"clone {size_text(found['clone_bytes'])}, `.venv` {size_text(found['venv_bytes'])}, "
+            f"outputs {size_text(sum(found['outputs_bytes'].values()))}"]
+
+
+def data_md_phrases(found: dict) -> list[str]:
+    """What docs/data.md says of the sizes: data/raw's (from the data itself: raw_sizes) and
+    the outputs' (from the last --time)."""
+    raw = found["raw"]
+    said = [f"{sum(c['runs'] for c in raw.values()):,} run folders, "
+            f"{size_text(sum(c['bytes'] for c in raw.values()))}"]
+    said += [f"| `{name}` | {c['runs']:,} | {size_text(c['bytes'])} |" for name, c in raw.items()]
+    outputs = found.get("outputs_bytes", {})
+    said += [f"| `{name}/` | {size_text(size)} |" for name, size in outputs.items()]
+    return said
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--time", action="store_true",
