@@ -8,7 +8,10 @@ from functools import cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from journalbench.report.summary import cell
+
+def cell(text: str) -> str:
+    """Text safe in a Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 @cache

@@ -36,6 +36,7 @@ from journalbench.judge.claims.verdicts import (
 )
 from journalbench.report.ledger import family_name
 from journalbench.report.outputs import Output, main_figure
+from journalbench.report.render import environment
 
 NOT_RUN = "not run here"
 NOTHING_YET = "nothing measured yet"  # how verdicts.verdict begins why nothing was measured
@@ -233,11 +234,6 @@ def campaign_tally(found: Sequence[tuple[Mapping[str, Any], Sequence[Row]]]) -> 
     return text
 
 
-def cell(text: str) -> str:
-    """Text safe in a Markdown table cell."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 @dataclass(frozen=True)
 class Links:
     """Where a Markdown page's links go: `report` the HTML report's folder, `root` the folder
@@ -285,8 +281,6 @@ def document(campaign: str, found: Sequence[tuple[dict[str, Any], list[Row]]],
     closest testbed, headline.py), the configured campaign's table per family, the run
     folders left out and the runs kept with a note, and the other campaigns and studies
     (`others`, `studies`: name -> one line)."""
-    from journalbench.report.render import environment
-
     return environment().get_template("summary.md.j2").render(
         introduction=introduction(), links=links, lead=lead.strip("\n"), campaign=campaign,
         how_to_read=HOW_TO_READ, skipped=skipped.to_dict("records"),
