@@ -117,9 +117,12 @@ def lines(found: dict[str, object]) -> list[str]:
 
 
 def readme_phrases(found: dict) -> list[str]:
-    """What the README says of make reproduce's time and the sizes, as it says it (its
-    analysis: the pipeline and its report, `snakemake --cores 1` and `--report`)."""
-    return [f"fresh clone: {seconds_text(found['venv_s'])} venv, "
+    """What the README says of the runs, make reproduce's time and the sizes, as it says it
+    (whitespace aside; its analysis: the pipeline and its report, `snakemake --cores 1` and
+    `--report`)."""
+    runs = sum(c["runs"] for c in found["raw"].values())
+    return [f"The artifact: {runs:,} runs (`data/raw/`)",
+            f"fresh clone: {seconds_text(found['venv_s'])} venv, "
             f"{seconds_text(found['analysis_s'] + found['report_s'])} analysis",
             f"No root, {seconds_text(found['reproduce_s'])}: `make reproduce`",
             f"clone {size_text(found['clone_bytes'])}, `.venv` {size_text(found['venv_bytes'])}, "

@@ -92,6 +92,7 @@ def test_the_sensitivity_test_finds_the_check_that_moved() -> None:
             rows.append({"claim": "C17", "part": "container", "test": test, "kind": kind,
                          "status": "measured", "device_profile": "hdd", "bfq": setting,
                          "effect": effect, "low": effect / 1.05, "high": effect * 1.05,
+                         "se": 0.02 if kind == "ratio" else 0.01, "df": 8.0,
                          "outcome": "reproduced"})
     # a check the campaign measured under the default only (C24's runs are there too)
     rows.append({**rows[0], "claim": "C18", "test": "alone", "kind": "ratio", "effect": 1.0})
@@ -110,7 +111,7 @@ def test_two_settings_measured_equally_often_take_the_campaigns_baseline() -> No
     effects = pd.DataFrame([
         {"claim": "C17", "check": 1, "test": "split", "part": "container",
          "device_profile": "hdd", "bfq": setting, "effect": effect, "low": effect / 1.05,
-         "high": effect * 1.05, "outcome": "reproduced"}
+         "high": effect * 1.05, "se": 0.02, "df": 8.0, "outcome": "reproduced"}
         for setting, effect in ((SG0, 1.6), (BASE, 1.0))])
     assert bfq_study.baseline(effects["bfq"]) == SG0  # what the tie alone gives
     tests = pd.DataFrame({"bfq": [BASE, SG0, NO_IDLE, BASE, SG0], "device_profile": "hdd"})

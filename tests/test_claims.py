@@ -487,7 +487,7 @@ def test_every_registered_claim_is_in_the_catalog_and_preconditions_are_describe
 
 
 def test_scope_reads_each_factor_of_this_testbed_from_the_runs() -> None:
-    from journalbench.judge.claims import scope
+    from journalbench.judge.claims import division, scope
     from journalbench.judge.claims.catalog import CLAIMS
 
     rows = pd.DataFrame([{"arm": "shared-journal", "n_tenants": 2, "preset": "high-fsync",
@@ -499,8 +499,23 @@ def test_scope_reads_each_factor_of_this_testbed_from_the_runs() -> None:
         return [f.name for f in scope.differs(CLAIMS["C10"].scope, frame)]
 
     assert names(rows) == [scope.WEIGHTS, scope.WRITEBACK]
-    assert names(rows.assign(io_control="iocost", writeback_attributed=1,
-                             cgroup_version=2)) == []
+    v2 = rows.assign(io_control="iocost", writeback_attributed=1, cgroup_version=2)
+    # the weights are like the thesis's only where they were measured to divide device time
+    # (rule weights-measured): a controller's name no longer decides
+    assert names(v2) == [scope.WEIGHTS]
+    assert [f.name for f in scope.differs(CLAIMS["C10"].scope, v2, named=True)] == []
+    timed = scope.Testbed(v2)
+    even, lopsided = division.Mean(0.5, 0.45, 0.55, 5), division.Mean(0.9, 0.85, 0.95, 5)
+    timed.division = division.Division(
+        "iocost", "a validation campaign", division.Mean(0.78, 0.75, 0.81, 5), 0.8,
+        (division.Sizes("random", "128 KiB against 8 KiB", even, lopsided),
+         division.Sizes("sequential", "128 KiB against 8 KiB", even, lopsided)))
+    assert [f.name for f in scope.differs(CLAIMS["C10"].scope, timed)] == []
+    random_only = scope.Testbed(v2)  # time on one access pattern is not time on every one
+    random_only.division = division.Division(
+        "iocost", "a validation campaign", division.Mean(0.78, 0.75, 0.81, 5), 0.8,
+        (division.Sizes("random", "128 KiB against 8 KiB", even, lopsided),))
+    assert [f.name for f in scope.differs(CLAIMS["C10"].scope, random_only)] == [scope.WEIGHTS]
     # a buffered writer that fsyncs writes its pages back itself: no flusher to attribute
     assert names(rows.assign(beside="buffered-low-fsync")) == [scope.WEIGHTS]
     assert names(rows.assign(n_tenants=1, device_profile="native",
@@ -528,20 +543,32 @@ def test_a_verdict_a_rule_changed_lists_old_and_new() -> None:
     assert table.loc["C1", "changes"] == ""
 
 
-def c10_pair(plan: Plan, no: list[float], high: list[float], io_control: str) -> None:
+def c10_pair(plan: Plan, no: list[float], high: list[float], io_control: str,
+             profile: str = "hdd") -> None:
     """C10's victims as one tenant of a competing pair (the weights at stake) under an I/O
-    control: the controller contrast's families."""
+    control on a device profile: a contrast's families."""
+    fsync = {"hdd": 20.0, "native": 0.2}[profile]
     for beside, shares, jbd2 in (("no-fsync", no, 0.01), ("high-fsync", high, 0.03)):
         for i, value in enumerate(shares):
             plan.run("C10", "shared-journal", [{
                 "tenant": "victim", "preset": "low-fsync", "workload": "low-fsync",
                 "beside": beside, "target_share": 0.7, "achieved_share": value,
                 "shared_jbd2_share": jbd2 * (1 + i / 100), "n_tenants": 2,
-                "io_control": io_control, "bfq": "" if io_control == "iocost" else "s=1"}])
+                "io_control": io_control, "bfq": "" if io_control == "iocost" else "s=1",
+                "device_profile": profile, "device_fsync_lat_ms": fsync}])
+
+
+def on_both_devices(plan: Plan) -> None:
+    """Each profile's journal regime from its own high-fsync writers alone (one at the
+    thesis's share of its time in fsync: the regime precondition holds on both)."""
+    for profile, fsync in (("hdd", 20.0), ("native", 0.2)):
+        plan.victim_runs("C8", "shared-journal", "high-fsync", "alone", "fsync_lat_mean_ms",
+                         [fsync] * 3, fsync_per_s=240.0 / fsync, throughput_mb_s=100.0,
+                         device_profile=profile, device_fsync_lat_ms=fsync)
 
 
 def measured(plan: Plan) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The plan judged, then what its controller contrast measured applied (contrasts.py)."""
+    """The plan judged, then what its contrasts measured applied (contrasts.py)."""
     from journalbench.judge.claims import contrasts
 
     for row in plan.rows:  # the journal regime's runs: BFQ's family
@@ -549,42 +576,64 @@ def measured(plan: Plan) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         row.setdefault("bfq", "s=1")
     judged = claims.ledger(*plan.tables())
     (_, (table, checks_, _, evidence)), = contrasts.measured([("t", judged)])
-    return table.set_index(["io_control", "claim"]), checks_, evidence
+    return table.set_index(["device_profile", "io_control", "claim"]), checks_, evidence
 
 
 def test_a_factor_shown_equivalent_across_a_contrast_is_dropped() -> None:
-    """BFQ and iocost give C10's checks the same effects (within x1.2): the weights factor,
-    under which BFQ differs from the thesis's time-dividing weights, is dropped for them, and
-    the measured rule lists the BFQ verdict's new testbed."""
+    """The emulated HDD (a rotating disk's class, like the thesis's) and the fast disk give
+    C10's checks the same effects: the device factor, under which the fast disk differs, is
+    dropped for them, and the measured rule lists the verdict's new testbed."""
     plan = Plan(device_fsync_ms=20.0)
-    plan.regime(*JOURNAL_BOUND)
+    on_both_devices(plan)
     shares = ([0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40])
-    c10_pair(plan, *shares, io_control="bfq")
-    c10_pair(plan, *shares, io_control="iocost")
+    c10_pair(plan, *shares, io_control="bfq", profile="hdd")
+    c10_pair(plan, *shares, io_control="bfq", profile="native")
     table, checks_, evidence = measured(plan)
-    assert set(evidence.loc[evidence["claim"] == "C10", "outcome"]) == {"equivalent"}
-    bfq = table.loc[("bfq", "C10")]
-    assert bfq["verdict"] == REPRODUCED and bfq["testbed"] == LIKE, bfq["factors"]
-    assert bfq["changes"].endswith("measured: reproduced (testbed differs in weights) -> "
-                                   "reproduced (like the thesis's testbed)")
-    parts = checks_[(checks_["claim"] == "C10") & (checks_["io_control"] == "bfq")]
-    assert (parts["dropped"] == "weights").all() and (parts["differs"] == "").all()
+    mine = evidence[evidence["claim"] == "C10"]
+    assert set(mine["outcome"]) == {"equivalent"} and mine["decides"].all()
+    fast = table.loc[("native", "bfq", "C10")]
+    assert fast["verdict"] == REPRODUCED and fast["testbed"] == DIFFERS, fast["factors"]
+    assert fast["factors"] == "weights"  # BFQ's division not measured: it differs
+    assert "measured: reproduced (testbed differs in device, weights) -> reproduced (testbed " \
+           "differs in weights)" in fast["changes"]
+    parts = checks_[(checks_["claim"] == "C10") & (checks_["device_profile"] == "native")]
+    assert (parts["dropped"] == "device").all()
 
 
 def test_a_factor_shown_to_matter_across_a_contrast_is_kept() -> None:
-    """Under iocost the share no longer falls beside the high-fsync neighbour: the change of
-    effect is significant, so BFQ's verdict keeps the weights factor, by measurement."""
+    """On the fast disk the share no longer falls beside the high-fsync neighbour: the change
+    of effect is significant, so its verdict keeps the device factor, by measurement."""
     plan = Plan(device_fsync_ms=20.0)
-    plan.regime(*JOURNAL_BOUND)
+    on_both_devices(plan)
     c10_pair(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.40, 0.42, 0.39, 0.41, 0.40], "bfq")
-    c10_pair(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.69, 0.71, 0.70, 0.72, 0.70], "iocost")
+    c10_pair(plan, [0.70, 0.69, 0.71, 0.70, 0.72], [0.69, 0.71, 0.70, 0.72, 0.70], "bfq",
+             profile="native")
     table, checks_, evidence = measured(plan)
     assert "depends" in set(evidence.loc[evidence["claim"] == "C10", "outcome"])
-    bfq = table.loc[("bfq", "C10")]
-    assert bfq["testbed"] == DIFFERS and bfq["factors"] == "weights"
-    assert "measured:" not in bfq["changes"]
-    parts = checks_[(checks_["claim"] == "C10") & (checks_["io_control"] == "bfq")]
+    fast = table.loc[("native", "bfq", "C10")]
+    assert "device" in fast["factors"]
+    assert "measured:" not in fast["changes"]
+    parts = checks_[(checks_["claim"] == "C10") & (checks_["device_profile"] == "native")]
     assert (parts["dropped"] == "").all()
+
+
+def test_a_change_both_significant_and_within_its_margin_depends() -> None:
+    """One decision per check (rule contrast-welch): a change that is significant is never
+    dropped as equivalent, however narrow its interval inside the margin."""
+    from journalbench.judge.claims import contrasts
+
+    row = pd.Series({"excluded": "", "p_change_holm": 0.001, "p_equivalent_holm": 0.001,
+                     "claim_p_change_holm": 0.001, "claim_p_equivalent_holm": 0.001})
+    assert contrasts.outcome(row, contrasts.FINAL) == "depends"
+    assert contrasts.outcome(row, contrasts.NORMAL) == "equivalent"  # as before 2026-11-29
+
+
+def test_a_margin_wider_than_the_checks_interest_is_refused() -> None:
+    from journalbench.judge.claims import contrasts
+
+    assert contrasts.equivalence_p(0.0, 0.01, 0.1, interest=0.1, df=4) < 0.05
+    with pytest.raises(ValueError, match="wider than the check's smallest effect of interest"):
+        contrasts.equivalence_p(0.0, 0.01, 0.2, interest=0.1, df=4)
 
 
 def test_families_that_differ_in_more_than_the_factor_are_no_contrast() -> None:

@@ -54,6 +54,19 @@ def test_the_studied_claims_exist_and_the_testbeds_are_named_in_order() -> None:
         study.TESTBEDS)
 
 
+def ledger_evidence(beds: list[pd.DataFrame]) -> pd.DataFrame:
+    """The ledger's evidence (judge/claims/contrasts.py) over these testbeds' checks, as the
+    pipeline computes it: the same machine and kernel for the nested host's three."""
+    from journalbench.judge.claims import contrasts
+    from journalbench.judge.claims.verdicts import FAMILY
+
+    checks = pd.concat(beds, ignore_index=True)
+    claims = checks[[*FAMILY, "claim"]].drop_duplicates().assign(
+        hostnames=lambda t: np.where(t["campaign"] == study.STUDY, "nested", "vm"),
+        kernels=lambda t: np.where(t["campaign"] == study.STUDY, "6.1", "6.18"))
+    return contrasts.evidence(claims, checks)
+
+
 def test_a_moved_effect_depends_an_unchanged_one_does_not(shipped) -> None:
     tests = shipped
     measured = tests[(tests["status"] == "measured") & tests["claim"].isin(study.CLAIMS)]
@@ -63,7 +76,8 @@ def test_a_moved_effect_depends_an_unchanged_one_does_not(shipped) -> None:
             as_nested(tests, 2, "iocost", moved={ratio: 2.0, share: 0.25})]
     effects = study.effects(pd.concat(beds))
     assert list(effects["testbed"].cat.categories) == list(study.TESTBEDS)
-    table = study.dependence(effects)
+    evidence = ledger_evidence(beds)
+    table = study.dependence(effects, evidence)
     assert list(table.columns) == study.COLUMNS
     version = table[table["factor"] == "cgroup version"]
     assert len(version) == len(measured) and not version["depends"].any()
@@ -76,10 +90,17 @@ def test_a_moved_effect_depends_an_unchanged_one_does_not(shipped) -> None:
     assert moved.loc[share, "change"] == pytest.approx(0.25)
     assert bool(moved.loc[ratio, "depends"]) and bool(moved.loc[share, "depends"])
     assert not moved.drop(index=[ratio, share])["depends"].any()
-    host = table[~table["one_factor"]]  # shown, never tested: it varies more than one thing
+    host = table[~table["one_factor"]]  # shown, never decided: it varies more than one thing
     assert len(host) == len(measured)
     assert host["p_holm"].isna().all() and host["depends"].isna().all()
+    assert (host["outcome"] == "not tested").all()
     assert (table.loc[table["one_factor"], "p_holm"] >= table.loc[table["one_factor"], "p"]).all()
+    # one decision per check: the page's outcome and Holm p are the ledger's own
+    for factor, ledger_factor in study.LEDGER_FACTOR.items():
+        mine = table[table["factor"] == factor].set_index(["claim", "test"])
+        theirs = evidence[evidence["factor"] == ledger_factor].set_index(["claim", "test"])
+        assert (mine["outcome"] == theirs.loc[mine.index, "outcome"]).all()
+        assert np.allclose(mine["p_holm"], theirs.loc[mine.index, "p_change_holm"])
 
 
 def test_verdicts_change_with_the_nested_container_checks_only(shipped) -> None:
@@ -104,7 +125,7 @@ def test_verdicts_change_with_the_nested_container_checks_only(shipped) -> None:
 def test_nothing_measured_on_both_sides_gives_an_empty_table_with_its_columns() -> None:
     empty = pd.DataFrame(columns=["claim", "check", "test", "kind", "testbed", "effect", "low",
                                   "high"])
-    assert list(study.dependence(empty).columns) == study.COLUMNS
+    assert list(study.dependence(empty, pd.DataFrame()).columns) == study.COLUMNS
 
 
 def runs_of(rows: list[tuple]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -177,30 +198,29 @@ def test_validation_gives_the_readers_share_and_what_the_pair_reads_against_one_
 
 
 def test_the_answer_and_the_findings_come_from_the_tables() -> None:
-    """The narrow table says each change as text with its answer; the sentences count what
-    the dependence table says (nothing typed by hand), the host contrast shown, not tested."""
+    """The narrow table says each change as text with the ledger's decision; the sentences
+    count what the dependence table says (nothing typed by hand), the host contrast shown,
+    not tested."""
     rows = []
     for factor, first, other, one in ((c.factor, c.first, c.other, c.one_factor)
                                       for c in study.CONTRASTS):
-        for check, (change, p) in enumerate(((2.0, 0.0001), (1.0, 0.9)), start=1):
+        for check, (change, p, said) in enumerate(((2.0, 0.0001, "depends"),
+                                                   (1.0, 0.9, "equivalent")), start=1):
             rows.append({"claim": "C8", "check": check, "test": f"t{check}", "kind": "ratio",
                          "factor": factor, "from": first, "to": other, "one_factor": one,
                          "effect_from": 1.0, "low_from": 0.9, "high_from": 1.1,
                          "effect_to": change, "low_to": change * 0.9, "high_to": change * 1.1,
                          "scale": "ratio", "change": change, "low": change * 0.85,
-                         "high": change * 1.15, "p": p})
-    from journalbench.judge.stats import holm
-
+                         "high": change * 1.15, "p": p, "p_holm": min(1.0, 2 * p) if one
+                         else np.nan, "outcome": said if one else "not tested"})
     table = pd.DataFrame(rows)
     one = table["one_factor"]
-    rejected, adjusted = holm(table.loc[one, "p"].to_numpy())
-    table["p_holm"], table["depends"] = np.nan, pd.Series(pd.NA, dtype="boolean")
-    table.loc[one, "p_holm"], table.loc[one, "depends"] = adjusted, rejected
     answer = study.answer(table)
-    assert list(answer.columns) == ["claim", "check", "factor", "change", "p_holm", "depends"]
-    assert answer.loc[0, "change"] == "x2 [1.7, 2.3]" and answer.loc[0, "depends"] == "yes"
-    assert set(answer.loc[~one.to_numpy(), "depends"]) == {"not tested"}
+    assert list(answer.columns) == ["claim", "check", "factor", "change", "p_holm", "outcome"]
+    assert answer.loc[0, "change"] == "x2 [1.7, 2.3]" and answer.loc[0, "outcome"] == "depends"
+    assert set(answer.loc[~one.to_numpy(), "outcome"]) == {"not tested"}
     found = study.findings(table)
-    assert found[0].startswith("**cgroup version** (v1/bfq -> v2/bfq): 1 of 2 checks depend "
-                               "on it after Holm (claims: C8)")
+    assert found[0].startswith("**cgroup version** (v1/bfq -> v2/bfq; its direct-I/O checks), "
+                               "the ledger's decision: 1 of 2 depend on it (C8), 1 equivalent, "
+                               "0 inconclusive")
     assert "not one factor" in found[2] and "1 of 2 checks moved" in found[2]

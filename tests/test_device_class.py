@@ -19,6 +19,8 @@ def checks_table() -> pd.DataFrame:
             rows.append({"claim": "C9", "part": "container", "test": test, "kind": "trend",
                          "status": "measured", "device_profile": profile, "effect": effect,
                          "low": effect / 1.05, "high": effect * 1.05, "interest": 1.14,
+                         # its t statistic: se on the log scale, 8 degrees of freedom
+                         "se": np.log(1.05) / 2.306, "df": 8.0,
                          "outcome": "inconclusive" if profile == "native" else "reproduced"})
     rows.append({"claim": "C3", "part": "container", "test": "share", "kind": "share",
                  "status": "measured", "device_profile": "hdd", "effect": 0.7, "low": 0.68,
@@ -53,9 +55,13 @@ def test_a_device_dependence_is_found_where_the_effect_moved_only() -> None:
     table = table.set_index("test")
     assert table.loc["grows", "depends"] and not table.loc["flat", "depends"]
     assert table.loc["grows", "ratio"] == pytest.approx(1.60 / 1.02)
-    # each interval is +-5% (log 1.05 = 1.96 se): se of the difference is sqrt(2) times that
-    se = np.log(1.05) / 1.959964 * np.sqrt(2)
-    assert table.loc["grows", "low"] == pytest.approx(1.60 / 1.02 * np.exp(-1.959964 * se))
+    # each effect's se is log(1.05) / 2.306 on 8 degrees of freedom: the change's se is sqrt(2)
+    # times that, on Welch-Satterthwaite's (2 v)^2 / (2 v^2 / 8) = 16 degrees of freedom
+    from scipy import stats
+
+    se = np.log(1.05) / 2.306 * np.sqrt(2)
+    expected = 1.60 / 1.02 * np.exp(-stats.t.ppf(0.975, 16) * se)
+    assert table.loc["grows", "low"] == pytest.approx(expected)
 
 
 def test_a_campaign_without_measured_checks_gives_empty_tables() -> None:

@@ -169,12 +169,21 @@ def test_the_caveat_names_the_runs_the_parts_not_measured_and_what_the_weights_d
     claims, checks = tables["a"]
     plain = claim_model.build(tables, everything).of("C4")
     assert plain.caveat == "2 runs; 1/2 parts not measured: no runs here"
-    divided = claims.assign(division="iocost divided nothing here: 80/20 readers split 0.50")
+    divided = claims.assign(division=(
+        "iocost measured on a: divided nothing: the 80% reader of two equal random readers got "
+        "0.50 [0.50, 0.50] of their bytes (passes at 0.65; 3 runs); what it divides at equal "
+        "weights: random readers: not measured; sequential readers: not measured"))
     model = claim_model.build({"a": (divided, checks)}, everything,
                               seconds={("a", "r00a"): 60.0, ("a", "r00b"): 60.0})
     assert model.of("C4").caveat == (
-        "2 runs (2 min); 1/2 parts not measured: no runs here; iocost divided nothing here: "
-        "80/20 readers split 0.50")
+        "2 runs (2 min); 1/2 parts not measured: no runs here; iocost divided nothing (80/20 "
+        "readers: 0.50 [0.50, 0.50])")
+    assert claim_model.division_caveat(
+        "bfq: not measured here; by its documented mechanism its weights divide sectors of "
+        "service") == "bfq's division not measured here"
+    assert claim_model.division_caveat(  # divided as measured: the page says how, no caveat
+        "bfq measured on w: divides: the 80% reader of two equal random readers got 0.66 "
+        "[0.60, 0.73] of their bytes") == ""
 
 
 def test_what_ours_measures_is_said_from_the_check() -> None:

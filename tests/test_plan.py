@@ -50,7 +50,7 @@ def test_a_plan_is_made_once_and_read_after(campaign_file: Path, tmp_path: Path)
     assert again.runs == made.runs and again.experiments == made.experiments
     assert again.facts == {"tests_claims": True, "tools": ["fio", "redis"], "devices": [None],
                            "bfq_settings": [""], "io_controls": [""], "cgroup_versions": [0],
-                           "headline": []}
+                           "headline": [], "validates": []}
 
 
 def test_a_changed_campaign_file_is_planned_again(campaign_file: Path, tmp_path: Path) -> None:

@@ -283,6 +283,23 @@ def test_the_readme_shows_the_generated_headline(report: Path, repo: Path) -> No
     assert all(f"**{word}**" in glossary for word in words), glossary
 
 
+def test_the_docs_state_the_controller_findings_the_notebook_computed(report: Path,
+                                                                     repo: Path) -> None:
+    """docs/findings.md's controller study is the notebook's own sentences (computed from its
+    tables), not words typed beside them: the block equals this build's findings file."""
+    from journalbench.report import controller_study
+
+    docs = (repo / "docs" / "findings.md").read_text()
+    shown = controller_study.DOCS_MARKERS.between(docs)
+    assert shown is not None, "docs/findings.md has no controller-findings markers"
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    built = report.parent / campaign / controller_study.FINDINGS_FILE
+    assert shown == controller_study.docs_block(built.read_text()), (
+        "docs/findings.md's controller findings are stale: run `python -m "
+        "journalbench.report.controller_study --doc docs/findings.md` after `make reproduce`")
+    assert "divided nothing" in shown and "journal-accounted" in shown
+
+
 def test_summary_md_leads_with_the_headline_then_the_configured_campaigns_table(
         report: Path, repo: Path) -> None:
     campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]

@@ -96,7 +96,7 @@ def test_figure_rows_are_selected_once_when_asked_for_from_the_tables_as_given(
     calls: list[int] = []
     monkeypatch.setattr(views, "by_prep", lambda *args: calls.append(1) or expected)
     view = views.figure_rows(runs, plan)
-    assert len(view) == 19 and "fileprep-jbd2-share" in view and not calls
+    assert len(view) == 20 and "fileprep-jbd2-share" in view and not calls
     runs["run_id"] = "changed later"  # the notebook's own table, changed after
     monkeypatch.setattr(views, "by_prep", lambda *args: calls.append(1) or selection.by_prep(*args))
     pd.testing.assert_frame_equal(view["fileprep-jbd2-share"], expected)

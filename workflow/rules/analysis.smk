@@ -24,6 +24,9 @@ from journalbench.tidy import tables as jb_tables
 # the configured campaign runs none: journalbench/report/notebooks.py)
 NOTEBOOKS = jb_notebooks.runnable(CAMPAIGN, OTHER_CAMPAIGNS)
 LEDGER_CAMPAIGNS = [CAMPAIGN, *(c for c in OTHER_CAMPAIGNS if jb_plan.tests_claims(c))]
+# campaigns that test no claim: read by the judge for their validation pairs (what the weights
+# of the testbeds they validate divide: journalbench/judge/claims/division.py)
+VALIDATION_CAMPAIGNS = [c for c in OTHER_CAMPAIGNS if c not in LEDGER_CAMPAIGNS]
 NOTEBOOKS_READ = jb_notebooks.reads(CAMPAIGN, NOTEBOOKS)
 CAPTIONS = yaml.safe_load(Path(workflow.basedir, "workflow/report/captions.yaml").read_text())
 ANALYSIS_OUTPUTS = [
@@ -48,6 +51,7 @@ rule judge:
     input:
         runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
         samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
+        validation=[f"data/processed/{c}/runs.parquet" for c in VALIDATION_CAMPAIGNS],
         code=JUDGE_CODE,
     output:
         [f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
@@ -56,10 +60,12 @@ rule judge:
     params:
         jb=JB,
         processed=" ".join(f"data/processed/{c}" for c in LEDGER_CAMPAIGNS),
+        validation=" ".join(f"data/processed/{c}" for c in VALIDATION_CAMPAIGNS),
     conda:
         ENV
     shell:
-        "{params.jb} claims {params.processed} --tables-only > {log} 2>&1"
+        "{params.jb} claims {params.processed} --validation {params.validation} --tables-only "
+        "> {log} 2>&1"
 
 
 rule notebooks:

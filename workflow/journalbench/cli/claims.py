@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,6 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "RESULTS/<campaign>/claims.{md,html,csv} and the combined "
                     "RESULTS/claims.{md,html,csv} (docs/claims.md explains the verdicts).")
     claims.add_argument("processed", metavar="PROCESSED", type=Path, nargs="+")
+    claims.add_argument("--validation", metavar="DIR", type=Path, nargs="*", default=[],
+                        help="processed dirs of campaigns that test no claim, read for their "
+                             "validation pairs: what the weights of the testbeds they validate "
+                             "divide (judge/claims/division.py)")
     claims.add_argument("--results", type=Path, default=Path("results"))
     claims.add_argument("--tables-only", action="store_true",
                         help="only judge, and keep the ledger's tables in each PROCESSED dir "
@@ -41,14 +49,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     power.set_defaults(func=cmd_power)
 
 
-def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple, Path]]:
+def judged(processed: list[Path], reuse: bool = False,
+           validation: list[Path] | None = None) -> list[tuple[str, tuple, Path]]:
     """(campaign, (claims, checks, starved), dir) of each PROCESSED dir with runs; `reuse`:
-    the tables `--tables-only` kept there, where they are."""
+    the tables `--tables-only` kept there, where they are; `validation`: dirs of campaigns
+    testing no claim whose validation pairs measure other campaigns' weights."""
     import pandas as pd
 
     from journalbench.judge.claims import judged as kept
     from journalbench.judge.claims import ledger
     from journalbench.judge.claims.contrasts import measured
+    from journalbench.judge.claims.division import divisions
+    from journalbench.judge.claims.verdicts import with_family
+    from journalbench.plan.plan import validates
     from journalbench.tidy.tables import read_tidy
 
     judged_before = {folder: kept.read(folder) if reuse else None for folder in processed}
@@ -65,11 +78,19 @@ def judged(processed: list[Path], reuse: bool = False) -> list[tuple[str, tuple,
     # every campaign's runs may show a device's journal regime (preconditions.py)
     devices = (pd.concat([runs for _, (runs, _, _) in loaded], ignore_index=True)
                if loaded else None)
+    # what each family's weights divide, from every campaign's validation pairs (division.py)
+    beside = [read_tidy(folder) for folder in validation or []]
+    every = [tables for _, tables in loaded] + [t for t in beside if not t[0].empty]
+    measured_by = {} if not every else divisions(
+        with_family(pd.concat([t[0] for t in every], ignore_index=True)),
+        pd.concat([t[2] for t in every], ignore_index=True),
+        {str(t[0]["campaign"].iloc[0]): validates(str(t[0]["campaign"].iloc[0]))
+         for t in every})
     results = []
     for folder, (runs, samples, experiments) in loaded:
         tables = judged_before[folder]
         if tables is None:
-            tables = ledger(runs, samples, experiments, devices)
+            tables = ledger(runs, samples, experiments, devices, measured_by)
         results.append((str(runs["campaign"].iloc[0]), tables[:3], folder))
     # what every campaign's studies measured of the testbed factors, applied to all
     folders = {campaign: folder for campaign, _, folder in results}
@@ -83,7 +104,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     from journalbench.judge.claims import judged as kept
     from journalbench.report import ledger as document
 
-    results = judged(args.processed, reuse=args.reuse)
+    results = judged(args.processed, reuse=args.reuse, validation=args.validation)
     if args.tables_only:
         for campaign, tables, folder in results:
             kept.write(folder, tables)
@@ -96,7 +117,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     for campaign, (claims, checks, starved, evidence), _ in results:
         document.write(args.results / campaign / "claims",
                        f"Claims ledger: campaign {campaign}", claims, checks, starved,
-                       "../../figures", evidence, left)
+                       "../../figures", evidence, left=left)
     if results:
         parts = list(zip(*(tables for _, tables, _ in results), strict=True))
         found = [p for p in parts[3] if not p.empty]
@@ -104,11 +125,24 @@ def cmd_claims(args: argparse.Namespace) -> int:
                     pd.concat(found, ignore_index=True) if found else parts[3][0]]
         names = ", ".join(campaign for campaign, _, _ in results)
         written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
-                                 *combined[:3], "../figures", combined[3], left)
+                                 *combined[:3], "../figures", combined[3],
+                                 headline_moves(combined[0], combined[1],
+                                                [folder for _, _, folder in results]), left)
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
     if args.report:
         return write_report(args, results)
     return 0
+
+
+def headline_moves(claims: pd.DataFrame, checks: pd.DataFrame,
+                   processed: list[Path]) -> list[tuple[str, str, str]]:
+    """Every headline the latest rules moved (judge/claims/headline.moves), over the
+    campaigns judged here."""
+    from journalbench.judge.claims.headline import moves
+    from journalbench.plan.plan import headline_claims
+    from journalbench.report.headline import run_seconds
+
+    return moves(claims, checks, headline_claims, run_seconds(processed))
 
 
 def write_report(args: argparse.Namespace, results: list[tuple[str, tuple, Path]]) -> int:

@@ -83,8 +83,8 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
     a claim (fileprep names none: it is tidied and shown, but has no ledger), the workload
     tools its tenants run, the device profiles its experiments name (null: the host's own),
     its distinct BFQ settings, the I/O controls and cgroup versions its experiments name (""
-    and 0 for the host's own) and the claims whose headline verdict it may give ("all" or a
-    list)."""
+    and 0 for the host's own), the claims whose headline verdict it may give ("all" or a
+    list) and the campaigns whose testbeds its validation pairs measure (`validates`)."""
     experiments = campaign["experiments"]
     devices = {d for e in experiments for d in e.get("devices", campaign.get("devices", [None]))}
     settings = {" ".join(f"{k}={v}" for k, v in sorted(run_bfq(campaign, e, values).items()))
@@ -98,7 +98,8 @@ def facts(campaign: dict[str, Any]) -> dict[str, Any]:
             "cgroup_versions": sorted({int(e.get("cgroup_version",
                                                  campaign.get("cgroup_version", 0)))
                                        for e in experiments}),
-            "headline": campaign.get("headline", [])}
+            "headline": campaign.get("headline", []),
+            "validates": list(campaign.get("validates", []))}
 
 
 def run_bfq(campaign: dict[str, Any], experiment: dict[str, Any],

@@ -223,6 +223,12 @@ def headline_claims(name_or_path: str) -> str | set[str]:
     return "all" if found == "all" else set(found)
 
 
+def validates(name_or_path: str) -> list[str]:
+    """The campaigns whose testbeds the campaign's validation pairs measure (its file's
+    `validates`; none for a campaign known only by its run folders)."""
+    return [str(c) for c in facts_of(name_or_path).get("validates", [])]
+
+
 def tests_claims(name_or_path: str) -> bool:
     """Whether some experiment of the campaign names a claim."""
     return bool(current(name_or_path, keep=False).facts["tests_claims"])

@@ -149,7 +149,8 @@ def sensitivity_effects(tests: pd.DataFrame, claims: Iterable[str] = SENSITIVE) 
     compared as a ratio of shares), a row per check, device profile and setting, with the
     check's number within its claim."""
     rows = profiled(tests[tests["claim"].isin(list(claims)) & (tests["status"] == MEASURED)])
-    columns = ["claim", "check", "part", "test", PROFILE, BFQ, "effect", "low", "high", "outcome"]
+    columns = ["claim", "check", "part", "test", PROFILE, BFQ, "effect", "low", "high", "se", "df",
+               "outcome"]
     return numbered(rows).reindex(columns=columns).reset_index(drop=True)
 
 

@@ -165,10 +165,12 @@ class Testbed:
 
     def notes(self, claim: str) -> list[str]:
         """What else to keep in mind reading its verdict on `claim`: its parts not measured
-        and, where the claim depends on the weights, what its controller divided."""
+        and, where the claim depends on the weights, a controller that divided nothing or
+        whose division was not measured (division_caveat; the page has the whole
+        measurement)."""
         said = [self.missing] if self.missing else []
-        if self.division and WEIGHTS in CLAIMS[claim].scope:
-            said.append(self.division)
+        if WEIGHTS in CLAIMS[claim].scope and (note := division_caveat(self.division)):
+            said.append(note)
         return said
 
     def caveat(self, claim: str) -> str:
@@ -393,6 +395,23 @@ def build(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
                      else NO_RUNS for name in main},
             outputs=tuple(o for o in outputs if claim in o.claims and o.name not in shown)))
     return Model(found, main, labels)
+
+
+NOT_MEASURED = re.compile(r"^(?P<control>[\w-]+): not measured here")
+NOTHING = re.compile(r"^(?P<control>[\w-]+) measured on (?P<on>[\w-]+): divided nothing: "
+                     r".*?got (?P<share>[\d.]+ \[[\d., ]+\])")
+
+
+def division_caveat(division: str) -> str:
+    """A testbed's measured division (the claims table's `division`, judge/claims/division.py)
+    as a caveat, where it is one: "iocost divided nothing (80/20 readers: 0.50 [0.50, 0.50])",
+    "bfq's division not measured here"; "" where the weights were measured to divide (the
+    claim page says how)."""
+    if match := NOTHING.match(division):
+        return f"{match['control']} divided nothing (80/20 readers: {match['share']})"
+    if match := NOT_MEASURED.match(division):
+        return f"{match['control']}'s division not measured here"
+    return ""
 
 
 def division_text(record: Mapping[str, Any]) -> str:

@@ -40,6 +40,41 @@ def calibration(sweep: pd.DataFrame, qos: Mapping[str, object], host: str) -> pl
                   "read off its knee", host)
 
 
+def division(table: pd.DataFrame, host: str) -> plt.Figure:
+    """What the weights divide, per testbed (controller_study.division_table): the 80% of two
+    equal random readers, its share of their bytes (its weight's 0.8 dashed, the pass mark
+    dotted); at equal weights, the 128 KiB reader's share of bytes and of device time beside an
+    8 KiB one, random and sequential (0.5 dashed: what the divided quantity gives each)."""
+    panels = [("at-all", "random", "80/20 equal random readers: the 80% one's share"),
+              ("sizes", "random", "equal weights, random readers of unequal sizes"),
+              ("sizes", "sequential", "equal weights, sequential readers of unequal sizes")]
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), sharey=True)
+    for ax, (pair, pattern, title) in zip(axes, panels, strict=True):
+        mine = table[(table["pair"] == pair) & (table["pattern"] == pattern)]
+        beds = list(dict.fromkeys(mine["testbed"].astype(str)))
+        for offset, (measure, colour) in zip((-0.12, 0.12), (("bytes", "#4c72b0"),
+                                                           ("device time", "#dd8452")),
+                                             strict=True):
+            rows = mine[mine["measure"] == measure].set_index("testbed")
+            if rows.empty:
+                continue
+            x = np.array([beds.index(str(b)) for b in rows.index]) + offset
+            ax.errorbar(x, rows["effect"], yerr=[rows["effect"] - rows["low"],
+                                                 rows["high"] - rows["effect"]],
+                        fmt="o", color=colour, capsize=3, label=f"share of {measure}")
+        ax.axhline(0.8 if pair == "at-all" else 0.5, color="0.3", linestyle="--")
+        if pair == "at-all":
+            ax.axhline(0.65, color="0.5", linestyle=":")
+        ax.set_xticks(range(len(beds)), beds)
+        ax.set_xlim(-0.6, max(len(beds), 1) - 0.4)
+        ax.set_title(title if not mine.empty else f"{title}: not measured", fontsize=8.5)
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=7, loc="lower left")
+    axes[0].set_ylabel("the heavier / bigger reader's share")
+    return titled(fig, "What the weights divide: validation pairs no claim uses, per testbed",
+                  host)
+
+
 def validation(table: pd.DataFrame, host: str) -> plt.Figure:
     """Per testbed: the 80% random reader's share (target dashed) and the pair's MB/s over the
     80% reader's alone (1 dotted: all the device it had alone), each with its 95% interval."""

@@ -13,14 +13,22 @@ the host testbed:
 The old thesis-v2 (the nested host as v2 only, 20 s windows, iocost's QoS chosen on C3's own
 condition) is not a testbed here: it is judged as its own campaign, labelled for what it was.
 
-The test of "this factor changes the effect", fixed before thesis-v2's first run (the
-device-class study's, extended to shares) and applied here to the one-factor contrasts: for
-each check measured on both testbeds of a contrast, the change of its effect with a 95%
-interval and a two-sided p, each effect's standard error read off its own 95% interval (a
-normal approximation of the check's t interval): a ratio effect (1 = none) compared on the log
-scale (the change is a ratio of ratios), a share effect on its own scale (a difference of
-shares). Holm over every comparison of the one-factor contrasts; `depends` where the Holm p
-is below 0.05. No new margin: the verdicts are the ledger's.
+Whether a factor changes a check's effect is the ledger's one decision (judge/claims/
+contrasts.py, rule contrast-welch of 2026-11-29): for each check measured on both testbeds of a
+one-factor contrast, the change of its effect (a ratio effect on the log scale, a share as a
+difference) as a t statistic with Welch-Satterthwaite's degrees of freedom from the two
+checks' own; *depends* where it is significant after Holm over the claims of the contrast,
+else *equivalent* where it lies within the check's smallest effect of interest (TOST), else
+*inconclusive*. This page shows the ledger's evidence, never a test of its own. (Until
+2026-11-29 it tested with normal tails off the intervals, Holm over every comparison here.)
+The host contrast (not one factor) is shown with the same statistic and no decision.
+
+What the weights were in play for is measured too (judge/claims/division.py): under the blind
+QoS iocost divided nothing (its 80/20 readers split even) and held no direct-I/O tenant back,
+so its checks whose claims depend on the weights are not testable there, and v2/bfq ->
+v2/iocost measures BFQ against weights not enforced. `iocost_record` shows why, from iocost's
+own statistics: what its linear model charged an I/O against what the device served, the
+share of the device it counted the tenants as using, its vrate and the seconds it held them.
 
 Three questions no claim asks, from the study's own conditions (each value a mean over runs
 with a Welch 95% interval; a ratio's on the log scale):
@@ -37,7 +45,9 @@ with a Welch 95% interval; a ratio's on the log scale):
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +60,7 @@ from journalbench.judge.claims.checks import CONTAINER, SHARE_KINDS
 from journalbench.judge.claims.contrasts import change
 from journalbench.judge.claims.verdicts import MEASURED, parts_text
 from journalbench.report.device_class import numbered
+from journalbench.report.markers import Markers
 from journalbench.vocabulary import (
     ARMS as ARM_ORDER,
 )
@@ -61,6 +72,7 @@ from journalbench.vocabulary import (
 
 STUDY = "thesis-nested"  # the campaign of the one machine's three testbeds
 HOST_CAMPAIGN = "thesis-hdd"  # the host testbed: this machine
+HOST_VALIDATION = "weights-hdd"  # its weights' validation pairs (a campaign of their own)
 # the claims the study measures: the fio claims on the container arms. MariaDB's and Redis's
 # are CPU-bound on the nested host (workflow/campaigns/thesis-v2.yaml gives the numbers)
 CLAIMS = ("C3", "C4", "C8", "C9", "C10", "C15", "C17", "C18", "C24")
@@ -83,7 +95,9 @@ CONTRASTS = (
 )
 COLUMNS = ["claim", "check", "test", "kind", "factor", "from", "to", "one_factor",
            "effect_from", "low_from", "high_from", "effect_to", "low_to", "high_to", "scale",
-           "change", "low", "high", "p", "p_holm", "depends"]
+           "change", "low", "high", "se", "df", "p", "p_holm", "outcome", "depends"]
+# the ledger's factor of each one-factor contrast (contrasts.VARIED): its evidence rows
+LEDGER_FACTOR = {"cgroup version": "writeback", "I/O controller": "weights"}
 
 
 def testbed_of(campaign: object, cgroup_version: object, io_control: object,
@@ -144,13 +158,12 @@ def verdicts(tests: pd.DataFrame, claims: Iterable[str] = CLAIMS,
             .sort_values("claim", key=lambda c: c.str[1:].astype(int)).reset_index(drop=True))
 
 
-def dependence(effects: pd.DataFrame,
-               contrasts: Iterable[Contrast] = CONTRASTS) -> pd.DataFrame:
-    """The pre-registered test (module doc): each check measured on both testbeds of a
-    contrast, its change there; Holm over the one-factor contrasts' comparisons (the others
-    get neither a Holm p nor an answer)."""
-    from journalbench.judge.stats import holm
-
+def dependence(effects: pd.DataFrame, evidence: pd.DataFrame,
+               contrasts: Iterable[Contrast] = CONTRASTS, study: str = STUDY) -> pd.DataFrame:
+    """Each check measured on both testbeds of a contrast, its change there: for a one-factor
+    contrast the ledger's evidence row (its statistic, Holm p and one decision, `outcome`),
+    oriented from `first` to `other`; for the host contrast the same statistic, no decision."""
+    mine = evidence[evidence["campaign"] == study] if not evidence.empty else evidence
     rows = []
     for (claim, check), group in effects.groupby(["claim", "check"], sort=False):
         for contrast in contrasts:
@@ -160,24 +173,39 @@ def dependence(effects: pd.DataFrame,
                 continue
             first, other = first.iloc[0], other.iloc[0]
             share = first["kind"] in SHARE_KINDS
-            rows.append({"claim": claim, "check": check, "test": first["test"],
-                         "kind": first["kind"], "factor": contrast.factor,
-                         "from": contrast.first, "to": contrast.other,
-                         "one_factor": contrast.one_factor,
-                         "effect_from": first["effect"], "low_from": first["low"],
-                         "high_from": first["high"], "effect_to": other["effect"],
-                         "low_to": other["low"], "high_to": other["high"],
-                         "scale": "difference" if share else "ratio",
-                         **change(first, other, share)})
-    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("p_holm", "depends")])
-    table = table.assign(p_holm=np.nan, depends=pd.Series(pd.NA, index=table.index,
-                                                          dtype="boolean"))
-    tested = table.index[table["one_factor"].astype(bool)]
-    if len(tested):
-        rejected, adjusted = holm(table.loc[tested, "p"].fillna(1.0).to_numpy())
-        table.loc[tested, "p_holm"] = adjusted
-        table.loc[tested, "depends"] = rejected
-    return table[COLUMNS]
+            row = {"claim": claim, "check": check, "test": first["test"],
+                   "kind": first["kind"], "factor": contrast.factor,
+                   "from": contrast.first, "to": contrast.other,
+                   "one_factor": contrast.one_factor,
+                   "effect_from": first["effect"], "low_from": first["low"],
+                   "high_from": first["high"], "effect_to": other["effect"],
+                   "low_to": other["low"], "high_to": other["high"],
+                   "scale": "difference" if share else "ratio",
+                   **{k: v for k, v in change(first, other, share).items()
+                      if k in ("change", "low", "high", "p", "se", "df")},
+                   "p_holm": np.nan, "outcome": "not tested"}
+            if contrast.one_factor:
+                row.update(ledger_decision(mine, contrast, claim, first["test"]))
+            rows.append(row)
+    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "depends"])
+    depends = table["outcome"].map({"depends": True, "equivalent": False,
+                                    "inconclusive": False})
+    return table.assign(depends=depends.astype("boolean"))[COLUMNS]
+
+
+def ledger_decision(evidence: pd.DataFrame, contrast: Contrast, claim: str,
+                    test: str) -> dict[str, object]:
+    """The ledger's Holm p and decision for one check in a one-factor contrast ("not in the
+    ledger" where its evidence has no row: the check was not measured on both sides there)."""
+    if evidence.empty:
+        return {"outcome": "not in the ledger"}
+    found = evidence[(evidence["factor"] == LEDGER_FACTOR[contrast.factor])
+                     & (evidence["claim"] == claim) & (evidence["test"] == test)]
+    if found.empty:
+        return {"outcome": "not in the ledger"}
+    row = found.iloc[0]
+    return {"p_holm": float(row["p_change_holm"]),
+            "outcome": str(row["outcome"] or "excluded")}
 
 
 # -- the study's own conditions ------------------------------------------------------------
@@ -206,20 +234,23 @@ def interval(values: Iterable[float], ratio: bool = False) -> dict[str, float]:
 
 def welch_change(a: Iterable[float], b: Iterable[float], ratio: bool) -> dict[str, float]:
     """b against a: the ratio of geometric means (`ratio`) or the difference of means, its
-    95% interval and two-sided p (Welch); NaN with fewer than 2 runs a side."""
+    95% interval and two-sided p (Welch), and the statistic's `se` and `df` (on the log scale
+    for a ratio: what a change between testbeds is tested with); NaN with fewer than 2 runs a
+    side."""
     from journalbench.judge.stats import welch_t
 
     x, y = (np.asarray([v for v in s if pd.notna(v)], dtype=float) for s in (a, b))
     if ratio:
         x, y = np.log(x[x > 0]), np.log(y[y > 0])
     if x.size < 2 or y.size < 2:
-        return {"effect": np.nan, "low": np.nan, "high": np.nan, "p": np.nan}
+        return {"effect": np.nan, "low": np.nan, "high": np.nan, "p": np.nan, "se": np.nan,
+                "df": np.nan}
     stat = welch_t(y, x)
     low, high = stat.interval()
     p = 2 * min(stat.p_above(0.0), stat.p_below(0.0))
     shown = np.exp if ratio else float
     return {"effect": float(shown(stat.estimate)), "low": float(shown(low)),
-            "high": float(shown(high)), "p": float(min(p, 1.0))}
+            "high": float(shown(high)), "p": float(min(p, 1.0)), "se": stat.se, "df": stat.df}
 
 
 def study_rows(runs: pd.DataFrame, experiments: pd.DataFrame, prefix: str,
@@ -283,18 +314,23 @@ def writeback(runs: pd.DataFrame, experiments: pd.DataFrame,
         found.append({"testbed": bed, "arm": arm, "preset": preset, "n_buffered": b.size,
                       "n_direct": d.size, **welch_change(d, b, ratio=True)})
     table = pd.DataFrame(found, columns=["testbed", "arm", "preset", "n_buffered", "n_direct",
-                                         "effect", "low", "high", "p"])
+                                         "effect", "low", "high", "p", "se", "df"])
     version = []
     for (arm, preset), group in table.groupby(["arm", "preset"]):
         beds = group.set_index("testbed")
-        if not {"v1/bfq", "v2/bfq"} <= set(beds.index) or beds[["low", "high"]].isna().any().any():
+        lacking = [bed for bed in ("v1/bfq", "v2/bfq") if bed not in beds.index
+                   or pd.isna(beds.loc[bed, "se"])]
+        if lacking:  # shown as not measured on both: fewer than 2 runs a side there
+            version.append({"arm": arm, "preset": preset, "v1": np.nan, "v2": np.nan,
+                            "change": np.nan, "low": np.nan, "high": np.nan, "p": np.nan,
+                            "why": f"fewer than 2 runs a side on {' and '.join(lacking)}"})
             continue
         moved = change(beds.loc["v1/bfq"], beds.loc["v2/bfq"], share=False)
         version.append({"arm": arm, "preset": preset, "v1": beds.loc["v1/bfq", "effect"],
                         "v2": beds.loc["v2/bfq", "effect"], "change": moved["change"],
-                        "low": moved["low"], "high": moved["high"], "p": moved["p"]})
+                        "low": moved["low"], "high": moved["high"], "p": moved["p"], "why": ""})
     return table, pd.DataFrame(version, columns=["arm", "preset", "v1", "v2", "change", "low",
-                                                 "high", "p"])
+                                                 "high", "p", "why"])
 
 
 def validation(runs: pd.DataFrame, experiments: pd.DataFrame,
@@ -319,6 +355,115 @@ def validation(runs: pd.DataFrame, experiments: pd.DataFrame,
                          if k != "p"}})
     return pd.DataFrame(found, columns=["testbed", "measure", "scale", "n", "effect", "low",
                                         "high"])
+
+
+DIVISION_COLUMNS = ["testbed", "pair", "pattern", "sizes", "weight_share", "measure", "n",
+                    "effect", "low", "high"]
+
+
+def division_table(runs: pd.DataFrame, experiments: pd.DataFrame,
+                   study: str = STUDY) -> pd.DataFrame:
+    """What the weights divided on each testbed's validation pairs (judge/claims/division.py),
+    a row per testbed, pair and measure, each a mean over runs with its 95% t interval: the
+    heavier of two equal random readers at unequal weights, its share of their bytes
+    (`at-all`); at equal weights, the big-request reader's share of the pair's bytes and of its
+    device time (`sizes`), random and sequential. The host testbed's pairs are their own
+    campaign's (HOST_VALIDATION)."""
+    from journalbench.judge.claims import division
+
+    found = division.pairs(runs, experiments)
+    beds = [f"v{int(v)}/{c}" if campaign == study else
+            HOST_BED if campaign == HOST_VALIDATION else None
+            for campaign, v, c in zip(found["campaign"], found["cgroup_version"],
+                                      found["io_control"], strict=True)]
+    found = found.assign(testbed=beds).dropna(subset=["testbed"])
+    rows = []
+    for (bed, pair, pattern), group in found.groupby(["testbed", "pair", "pattern"], sort=False):
+        measures = ({"bytes": group["share"]} if pair == "at-all" else
+                    {"bytes": group["share"], "device time": group["time"]})
+        for measure, values in measures.items():
+            rows.append({"testbed": bed, "pair": pair, "pattern": pattern,
+                         "sizes": group["sizes"].iloc[0],
+                         "weight_share": float(group["weight_share"].iloc[0]),
+                         "measure": measure, **interval(values)})
+    table = pd.DataFrame(rows, columns=DIVISION_COLUMNS)
+    order = {bed: i for i, bed in enumerate(TESTBEDS)}
+    return table.sort_values(["testbed", "pair", "pattern"],
+                             key=lambda c: c.map(order) if c.name == "testbed" else c,
+                             kind="stable").reset_index(drop=True)
+
+
+PAGE = 4096  # bytes: blk-iocost.c's IOC_PAGE_SIZE
+RECORD_COLUMNS = ["experiment", "arm", "beside", "runs", "tenant_seconds", "held_seconds",
+                  "vrate_median", "modelled_usage", "device_busy", "price_ms", "served_ms"]
+
+
+def iocost_price_ms(model: dict, rw: str, size: float) -> float:
+    """What iocost's linear model charges one I/O of `size` bytes, ms: blk-iocost.c's
+    calc_lcoefs gives a page's cost from bps (1 s over the pages a second moves) and an I/O's
+    base cost from seqiops or randiops less a page's; an I/O costs its base (sequential or
+    random) plus its pages. `rw`: fio's ("write", "randwrite", "read", "randread")."""
+    kind = "w" if "write" in rw else "r"
+    bps = float(model.get(f"{kind}bps", 0))
+    if not bps:
+        return np.nan
+    page = 1.0 / (bps / PAGE)
+    iops = float(model.get(f"{kind}{'rand' if rw.startswith('rand') else 'seq'}iops", 0))
+    base = max(1.0 / iops - page, 0.0) if iops else 0.0
+    return 1000.0 * (base + np.ceil(size / PAGE) * page)
+
+
+def iocost_record(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
+                  model: dict, study: str = STUDY) -> pd.DataFrame:
+    """Per condition of the study's v2/iocost runs (experiment, arm, neighbour): what iocost
+    did and why, from its own statistics. `tenant_seconds` with a cost record and
+    `held_seconds` among them (a tenant waited, was in debt or delayed); the device's
+    `vrate_median` (%); `modelled_usage`: the share of the device iocost counted the tenants
+    as using (their cost.usage summed, median over seconds) against `device_busy`, the share
+    of the device's time their requests took (medians over runs); `price_ms`: what its model
+    charges one of the tenants' I/Os (requests-weighted over tenants) against `served_ms`, the
+    device time a request of theirs took."""
+    from journalbench.agent.workloads.fio import PRESETS
+    from journalbench.judge.claims.division import size_bytes
+
+    iocost = experiments[(experiments["campaign"] == study)
+                         & experiments["experiment"].str.endswith("-v2-iocost")]
+    rows = runs[(runs["campaign"] == study) & runs["run_id"].isin(set(iocost["run_id"]))]
+    rows = rows.merge(iocost[["run_id", "experiment"]], on="run_id")
+    rows = rows.assign(experiment=rows["experiment"].str.removesuffix("-v2-iocost"))
+    # a run's condition is its victim's: the neighbour's row names the victim as beside it
+    victim = rows[rows["tenant"] == "victim"].set_index("run_id")["beside"]
+    rows = rows.assign(beside=rows["run_id"].map(victim))
+    tenants = samples[(samples["kind"] == "tenant") & samples["run_id"].isin(set(rows["run_id"]))]
+    held = tenants[["cost_wait_s", "cost_indebt_s", "cost_indelay_s"]].fillna(0).gt(0).any(axis=1)
+    tenants = tenants.assign(held=held, recorded=tenants["cost_wait_s"].notna())
+    device = samples[(samples["kind"] == "device") & samples["run_id"].isin(set(rows["run_id"]))]
+    found = []
+    keys = ["experiment", "arm", "beside"]
+    for key, group in rows.fillna({"beside": ""}).groupby(keys, sort=False):
+        ids = set(group["run_id"])
+        mine = tenants[tenants["run_id"].isin(ids)]
+        usage = mine.groupby(["run_id", "t"])["cost_usage_share"].sum(min_count=1)
+        busy = group.groupby("run_id")["own_time_share"].sum(min_count=1)
+        price = [iocost_price_ms(model, PRESETS.get(str(p), {}).get("rw", "write"),
+                                 size_bytes(bs) if pd.notna(bs) else
+                                 size_bytes(PRESETS.get(str(p), {}).get("bs", "")))
+                 for p, bs in zip(group["preset"], group["bs"], strict=True)]
+        weights = group["own_requests"].fillna(0).to_numpy(float)
+        served = (group.groupby("run_id")["own_time_s"].sum()
+                  / group.groupby("run_id")["own_requests"].sum().replace(0, np.nan))
+        vrate = device.loc[device["run_id"].isin(ids), "cost_vrate_pct"].dropna()
+        found.append({**dict(zip(keys, key, strict=True)), "runs": len(ids),
+                      "tenant_seconds": int(mine["recorded"].sum()),
+                      "held_seconds": int((mine["held"] & mine["recorded"]).sum()),
+                      "vrate_median": float(vrate.median()) if not vrate.empty else np.nan,
+                      "modelled_usage": float(usage.median()) if usage.notna().any() else np.nan,
+                      "device_busy": float(busy.median()) if busy.notna().any() else np.nan,
+                      "price_ms": (float(np.average(price, weights=weights))
+                                   if weights.sum() > 0 else float(np.nanmean(price))),
+                      "served_ms": float(1000 * served.median()) if served.notna().any()
+                      else np.nan})
+    return pd.DataFrame(found, columns=RECORD_COLUMNS)
 
 
 def controller_trace(samples: pd.DataFrame, runs: pd.DataFrame, run_ids: Iterable[str]
@@ -370,38 +515,54 @@ def one_run_each(runs: pd.DataFrame, experiments: pd.DataFrame, testbed: str,
 # -- the answer first ----------------------------------------------------------------------
 
 def interval_text(effect: float, low: float, high: float, scale: str) -> str:
-    """"x1.11 [1.05, 1.18]" for a ratio, "+0.036 [0.01, 0.06]" for a difference of shares."""
+    """"x1.11 [1.05, 1.18]" for a ratio, "0.76 [0.66, 0.86]" for a share (`level`),
+    "+0.036 [0.01, 0.06]" for a difference of shares."""
     if pd.isna(effect):
         return "—"
     if scale == "ratio":
         return f"x{effect:.3g} [{low:.3g}, {high:.3g}]"
+    if scale == "level":
+        return f"{effect:.2f} [{low:.2f}, {high:.2f}]"
     return f"{effect:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
 def answer(dependence: pd.DataFrame) -> pd.DataFrame:
     """The dependence table narrowed to what a reader needs, a row per check and contrast:
-    the claim and check, the factor, the change with its interval as text, Holm's p (3
-    digits) and the answer (`depends`: yes, no, or "not tested" outside the Holm family)."""
+    the claim and check, the factor, the change with its interval as text, the ledger's Holm
+    p (3 digits) and its decision (`outcome`: depends, equivalent, inconclusive; "not tested"
+    for the host contrast)."""
     rows = dependence.assign(
         change=[interval_text(c, lo, hi, s) for c, lo, hi, s in
                 zip(dependence["change"], dependence["low"], dependence["high"],
                     dependence["scale"], strict=True)],
-        p_holm=dependence["p_holm"].map(lambda p: "—" if pd.isna(p) else f"{p:.3g}"),
-        depends=[("yes" if d else "no") if one and pd.notna(d) else "not tested"
-                 for d, one in zip(dependence["depends"], dependence["one_factor"],
-                                   strict=True)])
-    return rows[["claim", "check", "factor", "change", "p_holm", "depends"]].reset_index(
+        p_holm=dependence["p_holm"].map(lambda p: "—" if pd.isna(p) else f"{p:.3g}"))
+    return rows[["claim", "check", "factor", "change", "p_holm", "outcome"]].reset_index(
         drop=True)
+
+
+def weightless(tests: pd.DataFrame, study: str = STUDY) -> pd.DataFrame:
+    """The study's checks not testable because their weights were not in play (rule
+    weights-in-play): claim, testbed and why."""
+    rows = with_testbed(tests, study)
+    mine = rows[(rows["status"] == "not testable")
+                & rows["why_not"].fillna("").str.contains("divided nothing|held back none|"
+                                                          "no record of acting")]
+    return mine[["claim", "test", "testbed", "why_not"]].reset_index(drop=True)
 
 
 def findings(dependence: pd.DataFrame, verdicts: pd.DataFrame | None = None,
              journal: pd.DataFrame | None = None, writeback: pd.DataFrame | None = None,
-             validation: pd.DataFrame | None = None) -> list[str]:
-    """What the study found, in sentences computed from its tables (Markdown): per
-    one-factor contrast, how many checks it changed and which claims; the claims whose
-    container outcomes differ between the nested testbeds; C24's contrast with the journal
-    controlled on both sides; the write-back factor; iocost's validation."""
-    said = []
+             validation: pd.DataFrame | None = None, record: pd.DataFrame | None = None,
+             divided: pd.DataFrame | None = None,
+             untestable: pd.DataFrame | None = None) -> list[str]:
+    """What the study found, in sentences computed from its tables (Markdown), shortest
+    first: what each testbed's weights divide (`divided`: division_table); what iocost did
+    and why (`record`: iocost_record); per one-factor contrast, the ledger's decisions over
+    the checks compared; the host contrast, shown; the claims whose container outcomes differ
+    between the nested testbeds; C24's contrast with the journal controlled on both sides; the
+    write-back factor for every arm measured."""
+    said = division_findings(divided)
+    said += iocost_findings(record, untestable)
     for contrast in CONTRASTS:
         mine = dependence[dependence["factor"] == contrast.factor]
         if mine.empty:
@@ -410,18 +571,22 @@ def findings(dependence: pd.DataFrame, verdicts: pd.DataFrame | None = None,
             moved = mine[(mine["p"] < 0.05)]
             said.append(f"**{contrast.factor}** ({contrast.first} -> {contrast.other}, not "
                         f"one factor): {len(moved)} of {len(mine)} checks moved at p < 0.05 "
-                        "before any correction; shown, not tested.")
+                        "(Welch) before any correction; shown, not tested.")
             continue
-        yes = mine[mine["depends"].fillna(False).astype(bool)]
-        claims = ", ".join(dict.fromkeys(yes["claim"])) or "none"
+        counts = mine["outcome"].value_counts()
+        yes = mine[mine["outcome"] == "depends"]
         biggest = ""
         if not yes.empty:
             top = yes.loc[(yes["p_holm"]).idxmin()]
             biggest = (f"; the clearest, {top['claim']} check {top['check']}: "
                        f"{interval_text(top['change'], top['low'], top['high'], top['scale'])}")
-        said.append(f"**{contrast.factor}** ({contrast.first} -> {contrast.other}): "
-                    f"{len(yes)} of {len(mine)} checks depend on it after Holm (claims: "
-                    f"{claims}){biggest}.")
+        what = ("its direct-I/O checks" if contrast.factor == "cgroup version" else
+                "BFQ against weights not enforced, its weight-free checks")
+        said.append(f"**{contrast.factor}** ({contrast.first} -> {contrast.other}; {what}), "
+                    f"the ledger's decision: {counts.get('depends', 0)} of {len(mine)} depend "
+                    f"on it ({', '.join(dict.fromkeys(yes['claim'])) or 'none'}), "
+                    f"{counts.get('equivalent', 0)} equivalent, "
+                    f"{counts.get('inconclusive', 0)} inconclusive{biggest}.")
     if verdicts is not None and "changes" in verdicts and verdicts["changes"].any():
         said.append("Container outcomes that differ between the nested host's testbeds: "
                     + ", ".join(verdicts.loc[verdicts["changes"], "claim"]) + ".")
@@ -429,21 +594,104 @@ def findings(dependence: pd.DataFrame, verdicts: pd.DataFrame | None = None,
         rows = journal[(journal["contrast"] == "journal-cgroup minus journal-accounted")
                        & (journal["beside"] == "no-fsync")].dropna(subset=["effect"])
         if not rows.empty:
-            said.append("C24 with the journal controlled on both sides (journal-cgroup minus "
-                        "journal-accounted, the victim's share beside a no-fsync writer): "
+            said.append("C24, the journal controlled on both sides (journal-cgroup minus "
+                        "journal-accounted, the victim's share): "
                         + "; ".join(f"{r['testbed']} "
                                     f"{interval_text(r['effect'], r['low'], r['high'], 'share')}"
                                     for _, r in rows.iterrows()) + ".")
     if writeback is not None and not writeback.empty:
-        said.append("Write-back (the victim's MB/s beside a buffered over a direct neighbour, "
-                    "v2/bfq over v1/bfq): "
+        said.append("**Write-back**, every arm (buffered over direct neighbour, v2/bfq over "
+                    "v1/bfq; no claim's condition): "
                     + "; ".join(f"{r['arm']} {r['preset']} "
-                                f"{interval_text(r['change'], r['low'], r['high'], 'ratio')}"
+                                + (interval_text(r['change'], r['low'], r['high'], 'ratio')
+                                   if pd.notna(r["change"]) else f"— ({r.get('why', '')})")
                                 for _, r in writeback.iterrows()) + ".")
-    if validation is not None and not validation.empty:
-        shares = validation[validation["scale"] == "share"].dropna(subset=["effect"])
-        if not shares.empty:
-            said.append("iocost's validation (the 80% random reader's share, target 0.80): "
-                        + "; ".join(f"{r['testbed']} {r['effect']:.2f}"
-                                    for _, r in shares.iterrows()) + ".")
     return said
+
+
+def division_findings(divided: pd.DataFrame | None) -> list[str]:
+    """What each testbed's weights divide, from its validation pairs (division_table)."""
+    if divided is None or divided.empty:
+        return []
+    at_all = divided[divided["pair"] == "at-all"]
+    said = []
+    if not at_all.empty:
+        said.append("**The weights' validation** (no claim's workload): the 80% of two equal "
+                    "random readers got "
+                    + "; ".join(f"{r['testbed']} "
+                                f"{interval_text(r['effect'], r['low'], r['high'], 'level')}"
+                                for _, r in at_all.iterrows())
+                    + " of their bytes (they divide at all from 0.65).")
+    sizes = divided[divided["pair"] == "sizes"]
+    if not sizes.empty:
+        parts = []
+        for (bed, pattern), group in sizes.groupby(["testbed", "pattern"], sort=False):
+            got = group.set_index("measure")
+            parts.append(f"{bed} {pattern} {got.loc['device time', 'effect']:.2f} of the time, "
+                         f"{got.loc['bytes', 'effect']:.2f} of the bytes")
+        measured = set(sizes["testbed"])
+        missing = [bed for bed in dict.fromkeys(at_all["testbed"]) if bed not in measured]
+        big, small = str(sizes["sizes"].iloc[0]).split(" against ")
+        said.append(f"At equal weights the {big} reader beside one of {small} got: "
+                    + "; ".join(parts) + " (device time divided: 0.50 of the time)"
+                    + (f"; not measured on {', '.join(missing)}" if missing else "") + ".")
+    return said
+
+
+def iocost_findings(record: pd.DataFrame | None,
+                    untestable: pd.DataFrame | None = None) -> list[str]:
+    """What iocost did under its QoS and why, from its own statistics (iocost_record)."""
+    if record is None or record.empty:
+        return []
+    buffered = record["beside"].astype(str).str.startswith("buffered") | \
+        record["experiment"].str.startswith("writeback")
+    direct = record[~buffered & ~record["experiment"].str.contains("validation")]
+    said = []
+    if not direct.empty:
+        said.append(
+            "**What iocost did** (its own statistics, the claims' direct-I/O conditions): its "
+            f"model charged an I/O {direct['price_ms'].min():.2g}-{direct['price_ms'].max():.2g}"
+            f" ms where the device took {direct['served_ms'].min():.2g}-"
+            f"{direct['served_ms'].max():.2g} ms, so it counted the tenants as using "
+            f"{direct['modelled_usage'].min():.2f}-{direct['modelled_usage'].max():.2f} of the "
+            f"device (their requests took {direct['device_busy'].min():.2f}-"
+            f"{direct['device_busy'].max():.2f}); vrate {direct['vrate_median'].min():.0f}-"
+            f"{direct['vrate_median'].max():.0f}%; a group outrunning its budget is held back: "
+            f"{int(direct['held_seconds'].sum())} of {int(direct['tenant_seconds'].sum())} "
+            "tenant-seconds.")
+    if said and untestable is not None and not untestable.empty:
+        claims = ", ".join(dict.fromkeys(untestable["claim"]))
+        said[-1] += (f" So its {len(untestable)} checks whose claims depend on the weights "
+                     f"({claims}) are not testable there.")
+    return said
+
+
+# -- the findings in docs/findings.md ----------------------------------------------------------
+
+FINDINGS_FILE = "controller-findings.md"  # in results/<campaign>/, written by the notebook
+DOCS_MARKERS = Markers("controller-findings", "the controller study's findings")
+
+
+def docs_block(findings: str) -> str:
+    """The findings the notebook wrote (a sentence a line) as the docs' bullet list."""
+    return "\n".join(f"- {line}" for line in findings.splitlines() if line.strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m journalbench.report.controller_study",
+        description=f"Rewrite the controller study's findings between a doc's "
+                    f"'{DOCS_MARKERS.start}' and '{DOCS_MARKERS.end}' markers from what the "
+                    "controller notebook computed (after make reproduce).")
+    parser.add_argument("--doc", type=Path, required=True,
+                        help="the document to rewrite (docs/findings.md)")
+    parser.add_argument("--results", type=Path, default=Path("results") / HOST_CAMPAIGN,
+                        help=f"the results folder holding {FINDINGS_FILE}")
+    args = parser.parse_args(argv)
+    return DOCS_MARKERS.rewrite(
+        args.doc, lambda: docs_block((args.results / FINDINGS_FILE).read_text()),
+        "controller_study")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

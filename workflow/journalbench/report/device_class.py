@@ -64,8 +64,9 @@ def numbered(rows: pd.DataFrame) -> pd.DataFrame:
                                                             strict=True)])
 
 
+# se and df: each check's own t statistic, which a change between profiles is tested with
 EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms", "effect", "low",
-                  "high", "interest", "outcome"]
+                  "high", "se", "df", "interest", "outcome"]
 
 
 def dependence(effects: pd.DataFrame, by: str = "device_profile",

@@ -18,7 +18,7 @@ import pandas as pd
 from journalbench.judge.claims.catalog import CLAIMS, THESIS_CLAIMS
 from journalbench.judge.claims.checks import ALPHA, SHARE_MARGIN, STABLE_RATIO
 from journalbench.judge.claims.preconditions import DESCRIPTIONS
-from journalbench.judge.claims.rules import RULES
+from journalbench.judge.claims.rules import LATEST, RULES
 from journalbench.judge.claims.verdicts import (
     DIFFERS,
     FAMILY,
@@ -134,9 +134,11 @@ def summary(claims: pd.DataFrame) -> list[Block]:
     return blocks
 
 
-def changes_blocks(claims: pd.DataFrame) -> list[Block]:
+def changes_blocks(claims: pd.DataFrame,
+                   moved: list[tuple[str, str, str]] | None = None) -> list[Block]:
     """The rules changed after data were seen (rules.py): first each changed verdict before
-    them and now, then each rule with every verdict it changed."""
+    them and now, then each rule with every verdict it changed, then (`moved`, the combined
+    ledger's: judge/claims/headline.moves) every headline the latest rules moved."""
     blocks: list[Block] = [("h2", "Changes to the rules"), (
         "p", "Rules of judging changed after data were seen, applied openly: each family is "
              "judged under the rules before each change too, and every verdict a change "
@@ -166,7 +168,32 @@ def changes_blocks(claims: pd.DataFrame) -> list[Block]:
         blocks += [("h3", f"{rule.date}: {rule.name}"),
                    ("p", f"**Rule:** {rule.what} **Why:** {rule.why}"),
                    ("ul", mine) if mine else ("p", "It changed no verdict.")]
+    if moved is not None:
+        blocks += [("h3", f"Headlines the rules of {LATEST} moved"),
+                   ("p", "Each claim's headline comes from its testbed closest to the "
+                         "thesis's (the ranking is unchanged); judged under the rules before "
+                         f"{LATEST} and under those in force, these headlines differ:")]
+        blocks.append(("table", pd.DataFrame(moved, columns=["claim", "before", "now"]))
+                      if moved else ("p", "They moved no headline."))
     return blocks
+
+
+def division_blocks(claims: pd.DataFrame) -> list[Block]:
+    """What each testbed's weights were measured to divide (judge/claims/division.py)."""
+    if "division" not in claims:
+        return []
+    shown = claims.drop_duplicates(FAMILY)
+    return [("h2", "What each testbed's weights divide"),
+            ("p", "Measured on validation pairs no claim uses (judge/claims/division.py): two "
+                  "equal random readers at 80/20 (the weights divide at all where the 80% "
+                  "reader gets at least 0.65), and readers of 128 KiB against 8 KiB at equal "
+                  "weights, random and sequential (device time, as the thesis's weights, "
+                  "only where both divide time). A testbed without them shows its "
+                  "controller's documented mechanism. A check whose claim depends on the "
+                  "weights is not testable where they divided nothing, or where a controller "
+                  "that acts only past a budget (iocost) held none of its tenants back."),
+            ("table", pd.DataFrame({"family": [family_name(r) for _, r in shown.iterrows()],
+                                    "what its weights divide": shown["division"]}))]
 
 
 def without_run_ids(text: str) -> str:
@@ -364,11 +391,14 @@ def factors_blocks(evidence: pd.DataFrame | None) -> list[Block]:
 
 def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd.DataFrame,
              figures: str, root: Path, evidence: pd.DataFrame | None = None,
+             moved: list[tuple[str, str, str]] | None = None,
              left: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> list[Block]:
-    """The ledger's blocks; `left`: the runs left out and those kept with a note
-    (report/left_out.py), of every campaign (the ledger shows its own)."""
+    """The ledger's blocks; `moved`: the headlines the latest rules moved; `left`: the runs
+    left out and those kept with a note (report/left_out.py), of every campaign (the ledger
+    shows its own)."""
     blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
-                           *changes_blocks(claims), *factors_blocks(evidence),
+                           *changes_blocks(claims, moved), *division_blocks(claims),
+                           *factors_blocks(evidence),
                            *pool_blocks(claims, checks), *starvation_blocks(starved),
                            *left_out_blocks(left, set(claims["campaign"].astype(str)))]
     # rows grouped once: selecting them from the frames claim by claim was most of the time
@@ -443,10 +473,12 @@ def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
 
 def write(target: Path, title: str, claims: pd.DataFrame, checks: pd.DataFrame,
           starved: pd.DataFrame, figures: str, evidence: pd.DataFrame | None = None,
+          moved: list[tuple[str, str, str]] | None = None,
           left: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> list[Path]:
     """target.md, target.html, target.csv and the runs they count (RUNS_FILE beside them)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    blocks = document(title, claims, checks, starved, figures, target.parent, evidence, left)
+    blocks = document(title, claims, checks, starved, figures, target.parent, evidence, moved,
+                      left)
     paths = [*(target.with_suffix(s) for s in (".md", ".html", ".csv")),
              target.parent / RUNS_FILE]
     paths[0].write_text(markdown(blocks))

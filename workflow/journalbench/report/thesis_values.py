@@ -128,6 +128,7 @@ NO_THESIS_VALUE: dict[str, str] = {
     "controller-journal-cgroup": "C24 is ours, and journal-cgroup is our arm",
     "controller-calibration": "iocost's calibration: the thesis ran no iocost",
     "controller-validation": "iocost's validation: the thesis ran no iocost",
+    "controller-division": "validation pairs no claim uses: the thesis measured none",
     "controller-trace": "iocost's own statistics: the thesis ran no iocost",
     "c13-mysql-shares-vm": "per-second shares of one run: the thesis's are its own plots",
     "c13-mysql-shares-shared-journal": "per-second shares of one run (the thesis's ~20% is "

@@ -408,7 +408,19 @@ def figure_rows(runs: pd.DataFrame, experiments: pd.DataFrame) -> Mapping[str, p
         "journal-own-cgroup": lambda: experiment_family(runs, experiments, "journal-own-cgroup"),
         "writeback": lambda: experiment_family(runs, experiments, "writeback-"),
         "iocost-validation": lambda: experiment_family(runs, experiments, "iocost-validation"),
+        # what the weights divide (controller.ipynb's weights-division figure)
+        "weights-division": lambda: validation_pairs(runs, experiments),
     })
+
+
+def validation_pairs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the runs of every validation pair (judge/claims/division.py: two direct
+    readers in an experiment that tests no claim)."""
+    from journalbench.judge.claims.division import validation_runs
+
+    found = validation_runs(runs, experiments)
+    keys = set(zip(found["campaign"], found["run_id"], strict=True))
+    return runs[[key in keys for key in zip(runs["campaign"], runs["run_id"], strict=True)]]
 
 
 def experiment_family(runs: pd.DataFrame, experiments: pd.DataFrame,

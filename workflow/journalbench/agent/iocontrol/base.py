@@ -19,10 +19,17 @@ from journalbench.agent.iocounters import IoCounters
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import read, write
 
+# how a control enforces weights: it orders every request by weight (a scheduler: BFQ), or it
+# holds a group back only once the group outruns its budget (a throttle: iocost), so that its
+# weights are in play only where its own statistics show it held a group back
+EVERY_REQUEST, PAST_BUDGET = "every-request", "past-budget"
+
 
 class IoControl:
     NAME: ClassVar[str]
     SCHEDULER: ClassVar[str]  # what the device's queue/scheduler reads while it rules
+    ENFORCES: ClassVar[str]  # EVERY_REQUEST or PAST_BUDGET
+    DIVIDES: ClassVar[str]  # what its documentation says its weights divide, with the source
     TOOLS: ClassVar[tuple[Tool, ...]] = ()
 
     def __init__(self, backend: cgroups.Backend) -> None:

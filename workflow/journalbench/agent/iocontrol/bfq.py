@@ -10,7 +10,7 @@ from typing import Any
 
 from journalbench import vocabulary
 from journalbench.agent.disk import Device
-from journalbench.agent.iocontrol.base import IoControl
+from journalbench.agent.iocontrol.base import EVERY_REQUEST, IoControl
 from journalbench.agent.iocounters import IoCounters, parse_v1_stat, parse_v2_stat
 from journalbench.agent.system import read, write
 from journalbench.errors import AgentError
@@ -58,6 +58,9 @@ def select(device: Device) -> None:
 class Bfq(IoControl):
     NAME = vocabulary.BFQ
     SCHEDULER = "bfq"
+    ENFORCES = EVERY_REQUEST
+    DIVIDES = ("sectors of service (budgets \"measured in number of sectors\", "
+               "block/bfq-iosched.c)")
 
     @classmethod
     def tunables(cls, host: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from journalbench.agent.cgroups import Backend, V2Io
 from journalbench.agent.cgroups import v2_root as cgroup_v2_root
 from journalbench.agent.devices.base import DeviceProfile
 from journalbench.agent.iocontrol import costmodel
-from journalbench.agent.iocontrol.base import IoControl
+from journalbench.agent.iocontrol.base import PAST_BUDGET, IoControl
 from journalbench.agent.iocounters import IoCounters, parse_cost, parse_v2_stat
 from journalbench.agent.system import log, read, write
 from journalbench.errors import AgentError
@@ -78,6 +78,8 @@ def v2_root() -> Path | None:
 class IoCost(IoControl):
     NAME = vocabulary.IOCOST
     SCHEDULER = "none"
+    ENFORCES = PAST_BUDGET
+    DIVIDES = "modelled device time (io.cost.model, Documentation/admin-guide/cgroup-v2.rst)"
 
     def __init__(self, backend: Backend) -> None:
         super().__init__(backend)

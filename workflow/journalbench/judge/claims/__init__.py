@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 
 from journalbench.judge.claims.catalog import CLAIMS
-from journalbench.judge.claims.judged import tests_of
+from journalbench.judge.claims.judged import judged_of, tests_of
 from journalbench.judge.claims.verdicts import VERDICTS, host_tests, ledger
 
 GROUPS = ("fio", "vm", "mariadb", "redis", "starvation")  # each registers its checks on import
@@ -45,4 +45,4 @@ def beside_rank(beside: str) -> tuple[int, str]:
 
 
 __all__ = ["CLAIMS", "GROUPS", "NEIGHBOUR_ORDER", "VERDICTS", "beside_rank", "host_tests",
-           "ledger", "tests_of"]
+           "judged_of", "ledger", "tests_of"]

@@ -34,6 +34,7 @@ import pandas as pd
 
 from journalbench.judge import blocked, stats
 from journalbench.judge.claims import scope
+from journalbench.judge.claims.margins import INTEREST_RATIO, SHARE_MARGIN, STABLE_RATIO
 
 RATIO, PAIRED, TREND, EQUIVALENT, SHARE = "ratio", "paired", "trend", "equivalent", "share"
 LEVEL, NOT_WORSE, DIFFERENCE = "level", "not-worse", "difference"
@@ -41,9 +42,6 @@ SHARE_KINDS = (SHARE, LEVEL, DIFFERENCE)  # effects on the share scale; the othe
 TWO_SAMPLE = (RATIO, EQUIVALENT, NOT_WORSE, DIFFERENCE)
 MARGIN_KINDS = (EQUIVALENT, SHARE, NOT_WORSE)  # judged against a margin, with a 90% interval
 ALPHA = 0.05
-INTEREST_RATIO = 1.20  # smallest change of interest when the thesis gives no number: 20%
-STABLE_RATIO = 1.20  # "constant" / "no cost": the two within x1.2 of each other
-SHARE_MARGIN = 0.10  # "holds the split": the share within target +- 0.10
 TEST_NAMES = {
     RATIO: "Welch t on log values, one-sided",
     PAIRED: "paired t on per-run log ratios, one-sided",
@@ -115,6 +113,10 @@ class Result:
     n: str  # sample sizes, e.g. "5/5"
     sd: float  # spread on the test's scale (log values, or shares)
     design: str  # for power: "two-sample", "one-sample" or "slope"
+    # the t statistic's standard error and degrees of freedom, on the test's scale (log values,
+    # or shares): what a change of the effect between testbeds is tested with (contrasts.py)
+    se: float = np.nan
+    df: float = np.nan
 
 
 def values(column: pd.Series) -> np.ndarray:
@@ -296,32 +298,33 @@ def evaluate(check: Check, alpha: float = ALPHA) -> Result:
         # gives the two together at least 80%)
         reach = stats.detectable(design, t, alpha, 1 - (1 - stats.POWER) / 2, n_a)
         return Result(t.estimate, *t.interval(), low, high, p_for, p_against, reach, n, t.sd,
-                      design)
+                      design, t.se, t.df)
     if check.kind == EQUIVALENT:
         band = (-np.log(check.margin), np.log(check.margin))
         p_for, p_against = t.within(*band), t.outside(*band)
         reach = stats.detectable(design, t, alpha, 1 - (1 - stats.POWER) / 2, n_a)
         return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), float(np.exp(low)),
                       float(np.exp(high)), p_for, p_against, float(np.exp(reach)), n, t.sd,
-                      design)
+                      design, t.se, t.df)
     if check.kind == NOT_WORSE:
         floor = -np.log(check.margin)
         reach = stats.detectable(design, t, alpha, stats.POWER, n_a)
         return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), float(np.exp(low)),
                       float(np.exp(high)), t.p_above(floor), t.p_below(floor),
-                      float(np.exp(reach)), n, t.sd, design)
+                      float(np.exp(reach)), n, t.sd, design, t.se, t.df)
     null = check.target if check.kind == LEVEL else 0.0
     up, down = t.p_above(null), t.p_below(null)
     p_for, p_against = (up, down) if check.direction > 0 else (down, up)
     reach = stats.detectable(design, t, alpha, stats.POWER, n_a, check.levels)
     if check.kind == LEVEL:  # the mean share the runs could tell from the level
         return Result(t.estimate, *t.interval(), np.nan, np.nan, p_for, p_against,
-                      check.target + check.direction * reach, n, t.sd, design)
+                      check.target + check.direction * reach, n, t.sd, design, t.se, t.df)
     if check.kind == DIFFERENCE:  # share points the runs could tell apart
         return Result(t.estimate, *t.interval(), np.nan, np.nan, p_for, p_against,
-                      check.direction * reach, n, t.sd, design)
+                      check.direction * reach, n, t.sd, design, t.se, t.df)
     return Result(float(np.exp(t.estimate)), *np.exp(t.interval()), np.nan, np.nan, p_for,
-                  p_against, float(np.exp(check.direction * reach)), n, t.sd, design)
+                  p_against, float(np.exp(check.direction * reach)), n, t.sd, design, t.se,
+                  t.df)
 
 
 def interest_scale(check: Check) -> float:

@@ -17,7 +17,12 @@ campaigns shipped then it moved no headline (24 claims, with and without the sec
 
 A testbed is a family of the ledger (campaign, host, device profile, cgroup version, BFQ
 setting, I/O control).
-A family with no run of the claim offers nothing for it."""
+A family with no run of the claim offers nothing for it.
+
+The ranking is not changed by rules of judging; what it headlines is. `moves` lists each
+claim whose headline testbed or verdict the latest rules (rules.LATEST) moved: the same ranking
+over the tables as judged before them (each claim's and check's `*_before` columns) against
+today's."""
 
 from __future__ import annotations
 
@@ -30,10 +35,12 @@ import pandas as pd
 from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.verdicts import (
     ALL_RULES,
+    BEFORE,
     FAMILY,
     MEASURED,
     MISSING,
     in_force_factors,
+    qualified,
 )
 
 Eligible = Callable[[str], "str | set[str]"]  # campaign -> "all" or the claims it offers
@@ -85,9 +92,19 @@ def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
     return " ".join(words)
 
 
+def as_before(claims: pd.DataFrame, checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The claims and checks as judged before the latest rules (their `*_before` columns)."""
+    claims = claims.assign(verdict=claims["verdict_before"], testbed=claims["testbed_before"],
+                           factors=claims["factors_before"])
+    return claims, checks.assign(status=checks["status_before"],
+                                 outcome=checks["outcome_before"])
+
+
 def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
-               seconds: Seconds | None = None) -> dict[str, list[Candidate]]:
-    """Per claim, the testbeds (families of offering campaigns) with a run of it."""
+               seconds: Seconds | None = None,
+               active: frozenset[str] = ALL_RULES) -> dict[str, list[Candidate]]:
+    """Per claim, the testbeds (families of offering campaigns) with a run of it, under the
+    rules `active` (the factors a check's testbed differs in)."""
     by_family: dict[tuple, list[dict]] = {}
     for check in checks.to_dict("records"):
         by_family.setdefault((*(check[k] for k in FAMILY), check["claim"]), []).append(check)
@@ -103,7 +120,7 @@ def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
             continue
         measured = [c for c in mine if c["status"] == MEASURED]
         factors = list(dict.fromkeys(f for c in (measured or mine)
-                                     for f in in_force_factors(c, ALL_RULES)))
+                                     for f in in_force_factors(c, active)))
         window = sum((seconds or {}).get((str(row["campaign"]), run), 0.0) for run in runs)
         found[row["claim"]].append(Candidate(
             {k: row[k] for k in FAMILY}, label(row, claims), row, mine, len(mine),
@@ -112,12 +129,12 @@ def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
 
 
 def closest(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
-            seconds: Seconds | None = None) -> dict[str, tuple[Candidate | None,
-                                                               list[Candidate]]]:
+            seconds: Seconds | None = None, active: frozenset[str] = ALL_RULES
+            ) -> dict[str, tuple[Candidate | None, list[Candidate]]]:
     """Per claim: (its headline testbed, the others in order of closeness); (None, []) where
     no offering campaign ran it."""
     out: dict[str, tuple[Candidate | None, list[Candidate]]] = {}
-    for claim, found in candidates(claims, checks, eligible, seconds).items():
+    for claim, found in candidates(claims, checks, eligible, seconds, active).items():
         ranked = sorted(found, key=Candidate.rank)
         out[claim] = (ranked[0], ranked[1:]) if ranked else (None, [])
     return out
@@ -135,3 +152,29 @@ def why_chosen(chosen: Candidate, others: list[Candidate]) -> str:
             else f"{chosen.runs} runs")
     return (f"{parts}; {differs}; {runs}; "
             f"{len(others)} other testbed{'' if len(others) == 1 else 's'}")
+
+
+def headline_text(chosen: Candidate | None) -> str:
+    """A headline as a rule change lists it: its verdict with its testbed, on which family."""
+    if chosen is None:
+        return "no testbed"
+    row = chosen.claim
+    return (f"{qualified(row['verdict'], row.get('testbed') or '', chosen.factors)} on "
+            f"{chosen.label}")
+
+
+def moves(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
+          seconds: Seconds | None = None) -> list[tuple[str, str, str]]:
+    """(claim, headline before the latest rules, headline now) of every claim whose headline
+    testbed, verdict or factors those rules moved; none where the tables lack the `*_before`
+    columns (judged before they existed)."""
+    if "verdict_before" not in claims or "status_before" not in checks:
+        return []
+    now = closest(claims, checks, eligible, seconds)
+    then = closest(*as_before(claims, checks), eligible, seconds, BEFORE)
+    found = []
+    for claim, (chosen, _) in now.items():
+        old = then.get(claim, (None, []))[0]
+        if headline_text(old) != headline_text(chosen):
+            found.append((claim, headline_text(old), headline_text(chosen)))
+    return found

@@ -34,6 +34,20 @@ def read(processed: Path | str) -> tuple[pd.DataFrame, ...] | None:
     return tuple(read_table(path) for path in found)
 
 
+def judged_of(processed: Path | str, runs: pd.DataFrame, experiments: pd.DataFrame,
+              samples: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
+    """(claims, checks, starved, evidence): the pipeline's judged tables, else judged here from
+    the campaign's own runs with its own contrasts (a notebook opened on its own)."""
+    from journalbench.judge.claims.contrasts import measured
+    from journalbench.judge.claims.verdicts import ledger
+
+    found = read(processed)
+    if found is not None:
+        return found
+    campaign = str(runs["campaign"].iloc[0])
+    return measured([(campaign, ledger(runs, samples, experiments))])[0][1]
+
+
 def tests_of(processed: Path | str, runs: pd.DataFrame, experiments: pd.DataFrame,
              samples: pd.DataFrame | None = None) -> pd.DataFrame:
     """The notebooks' tests table: from the judged tables when the pipeline wrote them,

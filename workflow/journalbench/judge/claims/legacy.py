@@ -20,5 +20,5 @@ def differs(claim: str, bed: scope.Testbed) -> list[str]:
     """The factors (names) in which a check's testbed differed from the thesis's under the
     scope rule as it was on 2026-11-25."""
     declared = DECLARED if claim in THESIS_CLAIMS else ()
-    return [f.name for f in scope.depends(declared, bed)
+    return [f.name for f in scope.depends(declared, bed, named=True)
             if f.name == scope.PLATFORM or not bed.asks(f, "matches")]

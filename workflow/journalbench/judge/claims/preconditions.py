@@ -15,6 +15,10 @@ A check whose precondition is not met is "not testable here", whatever its numbe
   chosen on the check's own claim's condition; where they were, the check is no independent
   test of that claim there.
 - GUEST_FSYNC: a database's fsync latency in a VM; never testable (rule `guest-fsync`).
+- WEIGHTS_IN_PLAY (rule `weights-in-play`): a check whose claim depends on the weights through
+  a mechanism (WEIGHT_MECHANISMS), where its tenants compete, needs weights that were in play:
+  not a testbed whose validation showed them dividing nothing, nor a past-budget controller
+  (iocost) that held back none of the check's tenants or kept no record (division.py).
 - JOURNAL_REGIME: a journal-contention claim is about a device on which journal commits set a
   writer's pace. The thesis's high-fsync writer issued 10-15 fsync/s (p. 39) at ~18 ms in its
   VM (Table 4.1, beside a neighbour; the thesis measures no writer alone): about a fifth to a
@@ -39,8 +43,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from journalbench.judge.claims import scope
+from journalbench.judge.claims import division, scope
+from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.checks import Check, enough
+from journalbench.judge.claims.mechanisms import WEIGHTS
 from journalbench.vocabulary import CONTAINER_ARMS, VM
 
 VM_CPU = "vm-cpu"
@@ -49,6 +55,8 @@ GUEST_FSYNC = "guest-fsync"  # a VM's own fsync latency
 JOURNAL_REGIME = "journal-regime"
 DB_CPU = "db-cpu"
 JOURNAL_BOUND = 0.10  # share of the high-fsync writer's time spent in fsync, alone
+# the mechanisms through which a claim depends on the weights (mechanisms.py)
+WEIGHT_MECHANISMS = ("weights-split", "weights-size", "weights-interference")
 # Under TCG a guest's CPU is emulated: a VM half says something about the disk only where the
 # guest was clearly waiting for its disk. Every direct-I/O fio guest of thesis-hdd was at most
 # 21% busy (353 tenant-runs, median 7%), every database guest at least 40% (MariaDB median
@@ -155,6 +163,37 @@ def host_cpu_unmet(check: Check) -> str:
         return ""
     return (f"{len(bed.values('run_id', bound))} of {len(bed.values('run_id'))} runs on a host "
             "whose CPU saturated (half the seconds or more)")
+
+
+def weights_unmet(check: Check) -> str:
+    """Why a check whose claim depends on the weights cannot show them on its testbed (rule
+    `weights-in-play`), with the numbers; "" where the weights were in play, measured or not
+    (a testbed without validation pairs is judged as before, its factor the mechanism's)."""
+    claim = CLAIMS.get(check.claim)
+    if claim is None or claim.mechanisms.get(WEIGHTS) not in WEIGHT_MECHANISMS:
+        return ""
+    bed = check.testbed
+    if not bed.asks(scope.FACTORS[WEIGHTS], "applies"):
+        return ""
+    competing = bed.floats("n_tenants") > 1
+    reasons = []
+    measured = bed.division
+    if measured is not None and measured.divides is False:
+        reasons.append(f"{measured.control} divided nothing here ({measured.source}'s "
+                       f"validation: {measured.at_all_text()})")
+    for control in bed.values("io_control", competing):
+        if not division.past_budget(str(control)):
+            continue
+        record = bed.record.of(bed.values("run_id", competing)) if bed.record else \
+            division.HeldBack(0, 0, np.nan)
+        if not record.tenant_seconds:
+            reasons.append(f"{record.text(control)}: nothing shows its weights were in play")
+        elif not record.held:
+            reasons.append(f"{control} held back none of the check's tenants: "
+                           f"{record.text(control)}")
+        elif reasons:  # beside a failed validation, what it did on this check
+            reasons.append(record.text(control))
+    return "; ".join(reasons)
 
 
 def tuned_on_unmet(check: Check) -> str:

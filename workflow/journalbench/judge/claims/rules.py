@@ -20,8 +20,13 @@ class Rule:
 SCOPE, PARTS, TCG, GUEST_FSYNC, WRITEBACK, C24_SHARES, HOST_CPU = (
     "scope", "parts", "tcg", "guest-fsync", "writeback", "c24-shares", "host-cpu")
 SYMMETRIC, REASONS, MEASURED, TUNED_ON = "symmetric", "reasons", "measured", "tuned-on"
+WEIGHTS_MEASURED, WEIGHTS_IN_PLAY, CONTRAST_WELCH = (
+    "weights-measured", "weights-in-play", "contrast-welch")
 # the rules that change only the testbed a verdict is qualified by, never its outcome
-QUALIFYING = (REASONS, MEASURED)
+QUALIFYING = (REASONS, MEASURED, WEIGHTS_MEASURED, CONTRAST_WELCH)
+# the qualifying rules whose changes need every campaign's contrasts (their drops), so that
+# contrasts.apply lists them, not a family's own judgement (verdicts.rule_changes)
+CONTRASTED = (MEASURED, WEIGHTS_MEASURED, CONTRAST_WELCH)
 RULES: tuple[Rule, ...] = (
     Rule(SCOPE, "2026-11-25",
          "A result against the thesis on a testbed that differs from the thesis's in a factor "
@@ -114,5 +119,44 @@ RULES: tuple[Rule, ...] = (
          "target had divided nothing; an independent review found C3 under iocost no "
          "independent test. The controller contrasts already left it out; its verdict there "
          "stood until this rule."),
+    Rule(WEIGHTS_MEASURED, "2026-11-29",
+         "What a testbed's weights divide is measured, not named (judge/claims/division.py): "
+         "on validation pairs no claim uses, two equal random readers at 80/20 (the weights "
+         "divide at all where the heavier gets at least halfway from 0.50 to 0.80) and, at "
+         "equal weights, readers of 128 KiB against 8 KiB requests, random and sequential "
+         "(device time or bytes). The weights are like the thesis's (disk time, whatever the "
+         "access pattern) only where both patterns' pairs showed device time divided; a "
+         "testbed without them shows its controller's documented mechanism, as such, and "
+         "differs. The sequential pair joined the same day, after weights-hdd's first runs "
+         "showed BFQ charging random readers by time (0.43 of the time to the 128 KiB "
+         "reader, 0.92 of the bytes), as its code charges a slow queue's time.",
+         "An independent recomputation found C4 headlined \"reproduced, like the thesis's\" "
+         "from thesis-nested v2/iocost, where iocost divided nothing (its own validation: "
+         "the 80% reader 0.497-0.499; no tenant-second of C4's pair throttled): the testbed "
+         "counted as like the thesis's because the controller's name said \"modelled device "
+         "time\" (scope.DIVIDES)."),
+    Rule(WEIGHTS_IN_PLAY, "2026-11-29",
+         "A check whose claim depends on the weights (where its tenants compete) is not "
+         "testable on a testbed whose weights were measured to divide nothing, nor under a "
+         "controller that holds a group back only past its budget (iocost) where its own "
+         "per-second record shows none of the check's tenants held back (no second waited, in "
+         "debt or delayed), or keeps no such record. A scheduler that orders every request by "
+         "weight (BFQ) acts by construction where its validation passed. The gate asks "
+         "whether the weights were in play, never whether the outcome agreed with the thesis.",
+         "Under the blind QoS thesis-nested's iocost divided nothing (80/20 readers 0.50; 0 "
+         "of 480 tenant-seconds throttled in C4's pair, 0 of 600 in C3's, 0 of 720 in "
+         "C17's): its C3, C4 and C17 verdicts measured no enforcement, not iocost's weights."),
+    Rule(CONTRAST_WELCH, "2026-11-29",
+         "The change of a check's effect between two testbeds (contrasts.py) is a t statistic "
+         "with Welch-Satterthwaite degrees of freedom from each check's own standard error "
+         "and degrees of freedom (before: each standard error read off its 95% interval, "
+         "normal tails); a factor is dropped only by an equivalence whose margin is at most "
+         "the check's smallest effect of interest, and never where the same change is "
+         "significant: one decision per check, the ledger's, the controller study's and the "
+         "notebook's.",
+         "At n = 3 normal tails are anti-conservative (C10's change p 3e-8 where Welch gives "
+         "0.0015; a TOST p near 1e-175), and C10's weights factor was dropped by an "
+         "equivalence while the controller study counted the same change as a dependence."),
 )
 NAMES = tuple(rule.name for rule in RULES)
+LATEST = max(rule.date for rule in RULES)  # the day of the latest changes

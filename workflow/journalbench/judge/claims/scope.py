@@ -20,6 +20,13 @@ journal (each on a Ploop volume) and every journal accounting (cgclassify) of it
 (pp. 58-62). The kernel era is no factor of its own: the journal's mechanics (ordered mode,
 one jbd2 thread per file system) are those of 4.18 and 6.x alike; what changed between them
 is the I/O control (WEIGHTS).
+
+What a testbed's weights divide is measured (rule weights-measured, 2026-11-29: division.py):
+its weights are like the thesis's only where its validation pairs showed them dividing device
+time. A testbed without those pairs shows its controller's documented mechanism, as such, and
+is unlike the thesis's (nothing measured it dividing time). Before that rule the controller's
+name decided (`named`: iocost "modelled device time", like the thesis's; BFQ sectors): kept
+only to list what the rule changed.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from journalbench.judge.claims import division
 from journalbench.judge.claims.mechanisms import (
     DEVICE,
     PLATFORM,
@@ -44,9 +52,10 @@ from journalbench.vocabulary import JOURNAL_ACCOUNTED, ON_DEMAND_IMAGE, PER_CONT
 OPENVZ_ARMS = (PER_CONTAINER_JOURNAL, JOURNAL_ACCOUNTED)
 HDD_PROFILES = ("hdd", "hdd-wcache")
 HDD_FSYNC_MS = 5.0  # a device whose fsync takes this long or more is a rotating disk's class
-# what each I/O control's weights divide (a module of agent/iocontrol/ per name)
-DIVIDES = {"bfq": "sectors of service (BFQ's budgets)", "iocost": "modelled device time"}
-TIME = "modelled device time"
+# what each I/O control's weights divide by its name alone, as judged until the rule
+# weights-measured (2026-11-29): kept only to list what that rule changed
+NAMED_DIVIDES = {"bfq": "sectors of service (BFQ's budgets)", "iocost": "modelled device time"}
+NAMED_TIME = "modelled device time"
 # the fio presets whose write-back the kernel's flushers do (through the page cache, no
 # fsync); a buffered writer that fsyncs writes its pages back itself, charged to its cgroup on
 # v1 too (thesis-hdd: 97-104% of its bytes; a no-fsync writer's: 0-0.27 MB of GBs)
@@ -64,6 +73,10 @@ class Testbed:
     and check cost about a second over the shipped campaigns."""
 
     def __init__(self, rows: pd.DataFrame) -> None:
+        # what the family's weights were measured to divide (division.py), set by the judge
+        # before any factor is asked; None: no measurement of them
+        self.division: division.Division | None = None
+        self.record: division.Record | None = None  # the family's cost statistics
         self.size = len(rows)
         self.columns = {c: rows[c].to_numpy() for c in COLUMNS if c in rows}
         arm = self.columns.get("arm")
@@ -73,7 +86,7 @@ class Testbed:
     def asks(self, factor: Factor, question: str) -> bool:
         """Whether `factor` applies to these rows, or matches the thesis's value in them,
         asked once per check: the current scope and the legacy one ask the same."""
-        key = (factor.name, question)
+        key = (factor.name, factor.basis, question)
         if key not in self.known:
             self.known[key] = bool(getattr(factor, question)(self))
         return self.known[key]
@@ -101,6 +114,7 @@ class Factor:
     applies: Callable[[Testbed], bool]  # to a check's rows
     ours: Callable[[Testbed], str]  # this testbed's value in the rows
     matches: Callable[[Testbed], bool]
+    basis: str = ""  # "named": the weights judged by the controller's name (NAMED_WEIGHTS)
 
 
 def device_value(bed: Testbed) -> str:
@@ -124,8 +138,17 @@ def hdd_class(bed: Testbed) -> bool:
 
 
 def weights_value(bed: Testbed) -> str:
+    """What the testbed's weights were measured to divide, with the numbers, or its
+    controller's documented mechanism where nothing measured it."""
+    if bed.division is not None:
+        return bed.division.describe()
     controls = bed.values("io_control") or ["bfq"]
-    return "; ".join(f"{c}: weights divide {DIVIDES.get(c, 'an unknown quantity')}"
+    return "; ".join(division.not_measured(c) for c in controls)
+
+
+def named_weights_value(bed: Testbed) -> str:
+    controls = bed.values("io_control") or ["bfq"]
+    return "; ".join(f"{c}: weights divide {NAMED_DIVIDES.get(c, 'an unknown quantity')}"
                      for c in controls)
 
 
@@ -135,8 +158,13 @@ def competing(bed: Testbed) -> bool:
 
 
 def divides_time(bed: Testbed) -> bool:
+    """Measured to divide device time (division.py), as the thesis's weights did."""
+    return bed.division is not None and bed.division.divides_time
+
+
+def named_divides_time(bed: Testbed) -> bool:
     controls = bed.values("io_control")
-    return bool(controls) and all(DIVIDES.get(c) == TIME for c in controls)
+    return bool(controls) and all(NAMED_DIVIDES.get(c) == NAMED_TIME for c in controls)
 
 
 def flushed(bed: Testbed) -> bool:
@@ -187,15 +215,15 @@ def accel_value(bed: Testbed) -> str:
     return "+".join(a.upper() for a in accel) or "unknown acceleration"
 
 
+THESIS_WEIGHTS = ("cgroup proportional weights dividing disk time (thesis pp. 29-30: the weights "
+                  "\"specify the relative amount of disk time\")")
 FACTORS: dict[str, Factor] = {f.name: f for f in (
     Factor(DEVICE, "device class", "device", "device",
            "a 1 TB SAS hard disk (thesis p. 31); KVM's high-fsync writer ~18.5 ms an fsync "
            "(Table 4.1, p. 43)",
            lambda bed: True, device_value, hdd_class),
-    Factor(WEIGHTS, "the I/O controller and what its weights divide", "what the weights divide",
-           "weights",
-           "cgroup proportional weights dividing disk time (thesis pp. 29-30: the weights "
-           "\"specify the relative amount of disk time\")",
+    Factor(WEIGHTS, "the I/O controller and what its weights divide (measured)",
+           "what the weights divide", "weights", THESIS_WEIGHTS,
            competing, weights_value, divides_time),
     Factor(WRITEBACK, "cgroup version and write-back attribution", "write-back attribution",
            "write-back",
@@ -215,17 +243,26 @@ FACTORS: dict[str, Factor] = {f.name: f for f in (
 )}
 
 
-def depends(declared: tuple[str, ...], bed: Testbed) -> list[Factor]:
+# the weights factor as it was judged before the rule weights-measured: by the controller's name
+NAMED_WEIGHTS = Factor(WEIGHTS, "the I/O controller and what its weights divide",
+                       "what the weights divide", "weights", THESIS_WEIGHTS, competing,
+                       named_weights_value, named_divides_time, basis="named")
+
+
+def depends(declared: tuple[str, ...], bed: Testbed, named: bool = False) -> list[Factor]:
     """The factors a check with these rows depends on: its claim's, where they apply, and
-    virtualization wherever a VM half is in it."""
+    virtualization wherever a VM half is in it; `named`: the weights judged by name."""
     names = [*declared, *([VIRTUALIZATION] if VIRTUALIZATION not in declared else [])]
-    return [FACTORS[n] for n in names if bed.asks(FACTORS[n], "applies")]
+    found = [NAMED_WEIGHTS if named and n == WEIGHTS else FACTORS[n] for n in names]
+    return [f for f in found if bed.asks(f, "applies")]
 
 
-def differs(declared: tuple[str, ...], rows: pd.DataFrame | Testbed) -> list[Factor]:
-    """The factors the check depends on whose value here is not the thesis's."""
+def differs(declared: tuple[str, ...], rows: pd.DataFrame | Testbed,
+            named: bool = False) -> list[Factor]:
+    """The factors the check depends on whose value here is not the thesis's (`named`: the
+    weights judged by the controller's name, as before the rule weights-measured)."""
     bed = rows if isinstance(rows, Testbed) else Testbed(rows)
-    return [f for f in depends(declared, bed) if not bed.asks(f, "matches")]
+    return [f for f in depends(declared, bed, named) if not bed.asks(f, "matches")]
 
 
 def described(factor: Factor, rows: pd.DataFrame | Testbed) -> str:

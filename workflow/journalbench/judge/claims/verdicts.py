@@ -46,6 +46,7 @@ from journalbench.judge import stats
 from journalbench.judge.claims import (
     agreement,
     dbruns,
+    division,
     legacy,
     preconditions,
     registry,
@@ -90,7 +91,11 @@ PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
                       rules.TCG: preconditions.tcg_unmet,
                       rules.WRITEBACK: preconditions.writeback_unmet,
                       rules.HOST_CPU: preconditions.host_cpu_unmet,
-                      rules.TUNED_ON: preconditions.tuned_on_unmet}
+                      rules.TUNED_ON: preconditions.tuned_on_unmet,
+                      rules.WEIGHTS_IN_PLAY: preconditions.weights_unmet}
+# the rules in force before the latest rule date: the state the latest changes are listed
+# against (each claim's `*_before` columns; the headline's moves, report/headline.py)
+BEFORE = frozenset(rule.name for rule in rules.RULES if rule.date < rules.LATEST)
 
 
 def run_flags(starved: pd.DataFrame) -> dict[str, str]:
@@ -149,6 +154,7 @@ def check_row(claim: str, check: Check, starved: dict[str, str],
     ids = bed.values("run_id")
     differing = scope.differs(CLAIMS[claim].scope, bed)  # before any measured drop
     described = " | ".join(scope.described(f, bed) for f in differing)
+    named = scope.differs(CLAIMS[claim].scope, bed, named=True)  # before weights-measured
     row = {"claim": claim, "part": check.part, "test": check.label, "kind": check.kind,
            "test_name": TEST_NAMES[check.kind], "thesis": check.thesis,
            "interest": check.interest, "unit": check.unit, "direction": check.direction,
@@ -160,6 +166,7 @@ def check_row(claim: str, check: Check, starved: dict[str, str],
            # the same before any measured drop (contrasts.py makes `differs` from these)
            "factors": ", ".join(f.name for f in differing), "dropped": "",
            "factor_text": described,
+           "named_factors": ", ".join(f.name for f in named),
            "legacy_factors": ", ".join(legacy.differs(claim, bed)),
            **absolute(check)}
     row["base_status"], row["base_why"] = base_status(check, regime)
@@ -190,9 +197,16 @@ def pool_agreement(rows: list[dict]) -> None:
 
 
 def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str, str],
-               regime: preconditions.Regime) -> list[dict]:
-    return [check_row(claim, check, starved, regime)
-            for claim in CLAIMS for check in registry.build(claim, runs, experiments)]
+               regime: preconditions.Regime, measured: division.Division | None = None,
+               record: division.Record | None = None) -> list[dict]:
+    """A row per check of every claim; each check's testbed carries what the family's
+    weights were measured to divide and its controller's record (division.py)."""
+    rows = []
+    for claim in CLAIMS:
+        for check in registry.build(claim, runs, experiments):
+            check.testbed.division, check.testbed.record = measured, record
+            rows.append(check_row(claim, check, starved, regime))
+    return rows
 
 
 def in_force(row: Mapping[str, Any], active: frozenset[str]) -> bool:
@@ -243,9 +257,14 @@ def in_force_factors(row: Mapping[str, Any], active: frozenset[str]) -> list[str
     less those a measurement dropped for the check once the rule measured is in force."""
     if rules.REASONS not in active:
         return factor_names(row["legacy_factors"])
-    names = factor_names(row["factors"])
+    if rules.WEIGHTS_MEASURED in active:
+        names = factor_names(row["factors"])
+        drops = "dropped" if rules.CONTRAST_WELCH in active else "dropped_normal"
+    else:  # the weights by the controller's name, the drops their contrasts gave
+        names = factor_names(row.get("named_factors", row["factors"]))
+        drops = "dropped_named"
     if rules.MEASURED in active:
-        dropped = set(factor_names(row.get("dropped", "")))
+        dropped = set(factor_names(row.get(drops, "")))
         names = [name for name in names if name not in dropped]
     return names
 
@@ -387,20 +406,34 @@ def set_testbeds(claims: pd.DataFrame, mine: Mapping[str, list[dict]],
 
 
 RESULT_COLUMNS = ("effect", "low", "high", "tost_low", "tost_high", "p_for", "p_against",
-                  "detectable", "n", "sd", "design")
+                  "detectable", "n", "sd", "design", "se", "df")
+# the results a contrast reads (contrasts.py), kept as judged before the latest rules too
+BEFORE_RESULTS = ("effect", "low", "high", "se", "df")
 
 
 def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.DataFrame,
-                    regime: preconditions.Regime) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    regime: preconditions.Regime, measured: division.Division | None = None,
+                    record: division.Record | None = None
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(claims, checks) of one family under every rule in force: a row per claim with its
     verdict and why, and a row per check with its effect, intervals, p-values, detectable
     effect and outcome; the claims' `changes` say what each dated rule changed."""
     flags = run_flags(starved)
-    rows = check_rows(runs, experiments, flags, regime)
+    rows = check_rows(runs, experiments, flags, regime, measured, record)
     pool_agreement(rows)
     claims, checks = judge(rows, flags, regime, ALL_RULES)
     claims["changes"] = rule_changes(rows, flags, regime, claims)
+    old, old_checks = judge(rows, flags, regime, BEFORE)  # before the latest rules
+    claims["verdict_before"] = old["verdict"].to_numpy()
+    claims["testbed_before"], claims["factors_before"] = old["testbed"], old["factors"]
     table = pd.DataFrame(checks).drop(columns=["rule_why", "base_status", "base_why"])
+    was = {(row["claim"], row["part"], row["test"]): row for row in old_checks}
+    keys = list(zip(table["claim"], table["part"], table["test"], strict=True))
+    for column in ("status", "outcome"):
+        table[f"{column}_before"] = [was[key][column] if key in was else "" for key in keys]
+    for column in BEFORE_RESULTS:  # what a contrast reads, as measured before them
+        table[f"{column}_before"] = [was[key][column] if key in was else np.nan
+                                     for key in keys]
     return claims, table
 
 
@@ -416,6 +449,8 @@ def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.
     active: frozenset[str] = frozenset()
     for rule in rules.NAMES:
         previous, active = active, active | {rule}
+        if rule in rules.CONTRASTED:  # listed with every campaign's drops: contrasts.apply
+            continue
         if active == ALL_RULES:
             after = final
         elif rule in rules.QUALIFYING:  # the same outcomes, only their testbed anew
@@ -609,14 +644,10 @@ def same_device(runs: pd.DataFrame, host: str, profile: str) -> pd.DataFrame:
                 & (runs["device_profile"].fillna("native") == profile)]
 
 
-def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
-           devices: pd.DataFrame | None = None
-           ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(claims, checks, starved) of every family in the runs, with the family's columns.
-    `devices`: runs (of any campaign) that may show each device's journal regime; the runs
-    themselves by default."""
-    starved = starvation(runs, samples)
-    runs = runs.assign(device_profile=runs["device_profile"].fillna("native"),
+def with_family(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs with every FAMILY column filled: a table without them (made by hand, or before
+    a column existed) is one family of the defaults."""
+    return runs.assign(device_profile=runs["device_profile"].fillna("native"),
                        bfq=runs.get("bfq", pd.Series(index=runs.index, dtype="object"))
                        .astype("object").fillna(UNRECORDED),
                        io_control=runs.get("io_control", pd.Series(index=runs.index,
@@ -625,6 +656,20 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                        cgroup_version=runs.get("cgroup_version",
                                                pd.Series(index=runs.index, dtype="float"))
                        .fillna(UNKNOWN_VERSION).astype("int64"))
+
+
+def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
+           devices: pd.DataFrame | None = None,
+           divisions: Mapping[tuple, division.Division] | None = None
+           ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(claims, checks, starved) of every family in the runs, with the family's columns.
+    `devices`: runs (of any campaign) that may show each device's journal regime; the runs
+    themselves by default. `divisions`: what each family's weights were measured to divide
+    (division.divisions, over every campaign's validation pairs); the runs' own by default."""
+    starved = starvation(runs, samples)
+    runs = with_family(runs)
+    if divisions is None:
+        divisions = division.divisions(runs, experiments, {})
     runs = dbruns.with_swing(runs, samples)  # the per-second share statistic (C6)
     # one block per dtype (the merge left one per column): the builders take rows of these
     # frames thousands of times, at a cost per block
@@ -640,9 +685,16 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                              labels["host"], labels["device_profile"])
         regime = preconditions.journal_regime(device)
         agreement.refuse_unlike(family, labels)
-        claim_table, check_table = family_verdicts(family, experiments, mine, regime)
+        measured = divisions.get(key)
+        record = (division.Record(samples[(samples["campaign"] == labels["campaign"])
+                                          & samples["run_id"].isin(set(family["run_id"]))])
+                  if division.past_budget(str(labels["io_control"])) else None)
+        claim_table, check_table = family_verdicts(family, experiments, mine, regime,
+                                                   measured, record)
+        weights = (measured.describe() if measured is not None
+                   else division.not_measured(str(labels["io_control"])))
         claims.append(claim_table.assign(**labels, **family_facts(family),
-                                         **pool_facts(family)))
+                                         **pool_facts(family), division=weights))
         checks.append(check_table.assign(**labels))
     if not claims:
         raise ValueError("no runs: nothing to judge")
