@@ -32,6 +32,8 @@ onsuccess:
 onerror:
     stop_nested_hosts()
     cancel_scheduler_timers()
+    # a damaged run folder's one line (and its remedy) last, below Snakemake's error block
+    repeat_damage_lines()
 
 
 rule all:

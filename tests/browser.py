@@ -16,9 +16,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 CHROMIUM = shutil.which("chromium")
-PROBE = """<!doctype html><html><body><pre id="probed"></pre><script>
+# A page that loads each URL in a frame and reports, per URL, what `look(page, url)` (a
+# JavaScript function of the frame's document) returns, as JSON in its <pre id="probed">.
+FRAMES = """<!doctype html><html><body><pre id="probed"></pre><script>
 const pages = %s, found = {};
 let left = pages.length;
+%s
 function done(url, what) {
   found[url] = what;
   if (--left === 0) document.getElementById("probed").textContent = JSON.stringify(found);
@@ -26,27 +29,28 @@ function done(url, what) {
 for (const url of pages) {
   const frame = document.createElement("iframe");
   frame.onload = () => {
-    try {
-      const page = frame.contentDocument;
-      done(url, {
-        images: [...page.images].map(i => [i.src, i.complete ? i.naturalWidth : 0]),
-        links: [...page.querySelectorAll("a[href]")].map(a => a.href),
-        ids: [...page.querySelectorAll("[id]")].map(e => e.id),
-        text: page.body.innerText});
-    } catch (error) { done(url, {error: String(error)}); }
+    try { done(url, look(frame.contentDocument, url)); }
+    catch (error) { done(url, {error: String(error)}); }
   };
   frame.src = url;
   document.body.appendChild(frame);
 }
 </script></body></html>
 """
+PROBE = """function look(page) {
+  return {
+    images: [...page.images].map(i => [i.src, i.complete ? i.naturalWidth : 0]),
+    links: [...page.querySelectorAll("a[href]")].map(a => a.href),
+    ids: [...page.querySelectorAll("[id]")].map(e => e.id),
+    text: page.body.innerText};
+}"""
 
 
 def probe(folder: Path, scratch: Path) -> dict[str, dict]:
     """Every *.html page under `folder` as Chromium rendered it, by its file URL."""
     pages = sorted(p.resolve().as_uri() for p in folder.rglob("*.html"))
     page = scratch / "probe.html"
-    page.write_text(PROBE % json.dumps(pages))
+    page.write_text(FRAMES % (json.dumps(pages), PROBE))
     return rendered_probe(page, ["--virtual-time-budget=30000"], timeout=300)
 
 
@@ -129,3 +133,24 @@ def first_screen(path: Path, scratch: Path, selector: str = "h1", width: int = 1
                               json.dumps(path.resolve().as_uri())))
     flags = [f"--window-size={width},{height + 200}", "--virtual-time-budget=10000"]
     return rendered_probe(page, flags, timeout=120)
+
+
+SECTIONS = """function look(page, url) {
+  const id = decodeURIComponent(url.split("#")[1] || ""), target = page.getElementById(id);
+  if (!target) return {missing: id};
+  const section = target.closest("section, details") || target;
+  return {
+    text: section.innerText,
+    images: [...section.querySelectorAll("img")].map(
+      i => [i.src, i.complete ? i.naturalWidth : 0]),
+    links: [...section.querySelectorAll("a[href]")].map(a => a.href)};
+}"""
+
+
+def sections(urls: list[str], scratch: Path) -> dict[str, dict]:
+    """For each file URL with a #fragment: what the section (or <details>) holding that element
+    shows, as Chromium rendered the page: its text, its images with their natural width (0: not
+    loaded), its links as resolved; {"missing": id} where the page has no such element."""
+    page = scratch / "sections.html"
+    page.write_text(FRAMES % (json.dumps(urls), SECTIONS))
+    return rendered_probe(page, ["--virtual-time-budget=30000"], timeout=300)

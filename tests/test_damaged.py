@@ -106,6 +106,7 @@ def test_reproducing_stops_on_a_checksum_that_fails_and_records_it(work: Path) -
             f" `git checkout -- {name}` {TAIL}")
     assert f"tidy: {line}" in output.splitlines()
     assert "stopped the analysis: 1 damaged run folder(s)" in output
+    assert output.rstrip("\n").splitlines()[-1] == line  # again, below Snakemake's error
     # the failed job's block lists a few of its inputs, not every run's MANIFEST.json
     assert "Traceback" not in output and max(len(x) for x in output.splitlines()) < 400
     nothing_measured(work, output)
@@ -179,3 +180,21 @@ def test_a_bad_measure_value_is_a_one_line_error(work: Path) -> None:
     assert ("config (workflow/config.yaml, --config): field measure: 'yes' is not one of "
             "[True, False, 'true', 'false']") in result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_make_reproduce_ends_with_the_damaged_folders_line(work: Path, repo: Path) -> None:
+    """What a user runs: `make reproduce` prints the damaged folder's line last, below
+    Snakemake's error block of the failed job (make's own closing line aside)."""
+    for name in ("Makefile", "requirements.txt", "pyproject.toml", ".venv"):
+        (work / name).symlink_to(repo / name)
+    folder = runs(work)[2]
+    flip_a_byte(folder / "io-samples.jsonl")
+    result = subprocess.run(["make", "-o", ".venv/.journalbench-installed", "reproduce"],
+                            cwd=work, capture_output=True, text=True, timeout=600,
+                            env={"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": str(work)})
+    assert result.returncode != 0
+    lines = [line for line in (result.stdout + result.stderr).splitlines()
+             if line.strip() and not line.startswith("make: ***")]
+    name = shown(folder, work)
+    assert lines[-1] == (f"damaged run folder {name}: io-samples.jsonl: sha256 does not match "
+                         f"MANIFEST.json; `git checkout -- {name}` {TAIL}"), lines[-5:]

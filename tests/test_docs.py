@@ -247,3 +247,55 @@ def test_the_host_docs_name_every_shipped_host_file_and_the_hosts_of_the_shipped
     hosts_doc = (REPO / "docs" / "hosts.md").read_text()
     assert all(f"`hosts/{host}.yaml`" in hosts_doc for host in set(measured.values()))
     assert "replicas" in hosts_doc  # hosts listed together each run the whole campaign
+
+
+# --- words that stay true: the docs' numbers are a measurement the repository repeats ----------
+
+def footprint_module():
+    """benchmarks/footprint.py, which measures what the README and docs/data.md state."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("footprint", REPO / "benchmarks" /
+                                                  "footprint.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_docs_sizes_and_times_are_the_footprint_scripts() -> None:
+    """The README's times and sizes are those of the script's last run (kept in
+    benchmarks/footprint.json); docs/data.md's sizes of data/raw are the data's own, computed
+    here, and those of the outputs the last run's."""
+    import json
+
+    footprint = footprint_module()
+    kept = json.loads((REPO / "benchmarks" / "footprint.json").read_text())
+    found = {**kept, "raw": footprint.raw_sizes(REPO)}  # the runs counted as they are
+    readme = " ".join((REPO / "README.md").read_text().split())
+    for phrase in footprint.readme_phrases(found):
+        assert phrase in readme, f"README.md: {phrase!r} (python3 benchmarks/footprint.py --time)"
+    data = (REPO / "docs" / "data.md").read_text()
+    for phrase in footprint.data_md_phrases(found):
+        assert phrase in data, f"docs/data.md: {phrase!r} (python3 benchmarks/footprint.py)"
+    assert kept["measured"] in data
+
+
+def test_the_footprint_phrases_change_with_what_they_measure(tmp_path: Path) -> None:
+    footprint = footprint_module()
+    assert footprint.size_text(226_000_000) == "226 MB"
+    assert footprint.size_text(1_377_133) == "1.4 MB"
+    assert footprint.size_text(989_000_000) == "989 MB"
+    assert footprint.size_text(1_100_000_000) == "1.1 GB"
+    assert footprint.seconds_text(43.4) == "43 s" and footprint.seconds_text(186) == "3 min 06 s"
+    run = tmp_path / "data" / "raw" / "c" / "h" / "vm-0"
+    run.mkdir(parents=True)
+    (run / "MANIFEST.json").write_text("x" * 1000)
+    assert footprint.raw_sizes(tmp_path) == {"c": {"runs": 1, "bytes": 1000}}
+
+
+def test_the_bare_metal_hosts_apt_line_is_the_agents_packages() -> None:
+    from journalbench.agent import packages
+
+    text = (REPO / "docs" / "hosts.md").read_text()
+    line = next(x for x in text.splitlines() if x.strip().startswith("apt-get install -y "))
+    assert line.strip().removeprefix("apt-get install -y ").split() == packages.debian()

@@ -8,6 +8,7 @@ import pandas as pd
 
 from journalbench.judge.claims import headline
 from journalbench.judge.claims.verdicts import DIFFERS, LIKE, MEASURED, MISSING
+from journalbench.report import claim_model
 from journalbench.report import headline as shown
 from journalbench.report.summary import Links
 
@@ -26,9 +27,11 @@ def judged(*families: tuple[dict, str, str, list[tuple[str, str, str]]]) -> dict
     for n, (labels, verdict, factors, parts) in enumerate(families):
         claims.append({**labels, "claim": "C4", "verdict": verdict, "why": "",
                        "testbed": DIFFERS if factors else LIKE, "factors": factors,
+                       "differs": "what the weights divide" if factors else "",
                        "changes": "", "parts": ""})
         for i, (test, status, differing) in enumerate(parts):
-            checks.append({**labels, "claim": "C4", "test": test, "status": status,
+            checks.append({**labels, "claim": "C4", "test": test, "part": test,
+                           "starved_runs": "", "excluded_runs": "", "status": status,
                            "outcome": "reproduced", "p_for": 0.01, "p_against": 0.9,
                            "effect": 1.5, "low": 1.4, "high": 1.6, "kind": "ratio",
                            "thesis": "> x1", "ours_a": 3.0, "ours_b": 2.0, "unit": "MB/s",
@@ -100,7 +103,7 @@ def test_without_a_complete_testbed_the_most_parts_measured_wins() -> None:
          [("x", MEASURED, ""), ("y", MISSING, ""), ("z", MISSING, "")]))
     best, _ = chosen(tables)
     assert best.family["campaign"] == "a"
-    assert "1 of its 3 parts not measured there: no runs here" == shown.missing_text(best)
+    assert claim_model.missing_text(best.checks) == "1/3 parts not measured: no runs here"
 
 
 def test_a_campaign_offers_only_the_claims_its_file_names() -> None:
@@ -115,80 +118,123 @@ def test_a_campaign_offers_only_the_claims_its_file_names() -> None:
     assert headline.closest(claims, checks, lambda c: set())["C4"] == (None, [])
 
 
-def test_the_headline_row_shows_its_testbed_and_every_other_testbeds_outcome() -> None:
+def readme_table(model: claim_model.Model) -> list[list[str]]:
+    """The README's table as rows of cells (its pipes unpadded)."""
+    from journalbench.report.render import environment
+
+    text = environment().get_template("headline.md.j2").module.table(
+        model, Links(report="r/", root=""), claim_model.thesis_value, "|")
+    return [line.split("|") for line in str(text).strip().splitlines()]
+
+
+def test_the_headline_row_shows_its_testbed_and_a_symbol_per_main_testbed() -> None:
     tables = judged(
         (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
         (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]))
-    lines, main = shown.lines(tables, everything)
-    line = next(x for x in lines if x.claim == "C4")
+    model = claim_model.build(tables, everything)
+    line = model.of("C4")
     assert (line.verdict, line.testbed, line.kind) == ("reproduced", "b v2/iocost", LIKE)
     assert line.cells == {"a v1/bfq": "contradicted (differs: weights)"}
-    assert main == ["a v1/bfq", "b v2/iocost"]  # in the order of their names
-    assert shown.cells(line, main) == ["contradicted (differs: weights)", "headline", "—"]
-    table = shown.compact_table(lines, main, Links(report="r/", root=""))
-    head, _, *rows = table.splitlines()
-    assert head.split(" | ")[4:] == ["a v1/bfq", "b v2/iocost", "Other testbeds"]
-    row = next(r for r in rows if r.startswith("[C4]")).split(" | ")
-    assert row[1] == "**reproduced**, like the thesis's"
-    assert row[4:] == ["contradicted", shown.CHOSEN, "—"]  # factors: the chosen one's, left
-    # a verdict from a testbed offered for it alone is marked in the others' cell
-    only_c4 = judged(
-        (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
-        (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]))
-    picked, beds = shown.lines(only_c4, lambda c: "all" if c == "a" else {"C4"})
-    assert beds == ["a v1/bfq"]
-    table = shown.compact_table(picked, beds, Links(report="r/", root=""))
-    row = next(r for r in table.splitlines() if r.startswith("[C4]")).split(" | ")
-    assert row[4:] == ["contradicted", f"{shown.CHOSEN} b v2/iocost"]
+    assert model.main == ["a v1/bfq", "b v2/iocost"]  # in the order of their names
+    assert line.marks(model.main) == ["✘", "**✔**"]
+    head, _, *rows = readme_table(model)
+    assert head == ["Claim", "Verdict", "Headline testbed", "Ours measures", "Ours, 95% CI",
+                    "Thesis", "Differs in", "Caveat", "a v1/bfq", "b v2/iocost"]
+    row = next(r for r in rows if r[0].startswith("[C4]"))
+    assert row[0] == "[C4](r/claims/C4.html)"
+    assert row[1] == "reproduced"  # one word
+    assert row[2] == "[b v2/iocost](r/claims/C4.html#b-v2-iocost)"
+    assert row[3] == "MB/s ratio, x"  # the unit and kind, then the check
+    assert row[4:7] == ["x1.5 [1.4, 1.6]", "> x1", "none"]
+    assert row[7] == "[2 runs](r/runs/C4.csv)"
+    assert row[8:] == ["✘", "**✔**"]
+    c1 = next(r for r in rows if r[0].startswith("[C1]"))
+    assert c1[1:3] == ["unrun", "—"] and c1[8:] == ["—", "—"]
+    # a verdict from a testbed offered for it alone: no column of its own
+    picked = claim_model.build(tables, lambda c: "all" if c == "a" else {"C4"})
+    assert picked.main == ["a v1/bfq"]
+    assert picked.of("C4").testbed == "b v2/iocost"
+    assert picked.of("C4").marks(picked.main) == ["✘"]
     # the thesis's 23 claims counted with the testbed each verdict rests on
-    assert "1 reproduced (1 on a testbed like the thesis's)" in shown.tally(lines)
+    assert "1 reproduced (1 on a testbed like the thesis's)" in shown.tally(model.claims)
 
 
-def test_the_readme_table_gives_each_campaign_one_column_of_its_testbeds_verdicts() -> None:
-    """Three testbeds of one campaign share a column ("a v1/bfq, v2/bfq, v2/iocost"), each
-    testbed's verdict in that order, the chosen one marked; a campaign without the claim shows
-    one dash; the legend names each campaign's host, kernel and device once."""
+def test_the_caveat_names_the_runs_the_parts_not_measured_and_what_the_weights_divided(
+        ) -> None:
+    """C4 depends on the weights: the judge's `division` of its testbed joins its caveat;
+    a testbed without one (before the judge wrote it) says the runs and parts alone."""
+    tables = judged(
+        (family("a"), "partially measured", "weights",
+         [("x", MEASURED, "weights"), ("y", MISSING, "")]))
+    claims, checks = tables["a"]
+    plain = claim_model.build(tables, everything).of("C4")
+    assert plain.caveat == "2 runs; 1/2 parts not measured: no runs here"
+    divided = claims.assign(division=(
+        "iocost measured on a: divided nothing: the 80% reader of two equal random readers got "
+        "0.50 [0.50, 0.50] of their bytes (passes at 0.65; 3 runs); what it divides at equal "
+        "weights: random readers: not measured; sequential readers: not measured"))
+    model = claim_model.build({"a": (divided, checks)}, everything,
+                              seconds={("a", "r00a"): 60.0, ("a", "r00b"): 60.0})
+    assert model.of("C4").caveat == (
+        "2 runs (2 min); 1/2 parts not measured: no runs here; iocost divided nothing (80/20 "
+        "readers: 0.50 [0.50, 0.50])")
+    assert claim_model.division_caveat(
+        "bfq: not measured here; by its documented mechanism its weights divide sectors of "
+        "service") == "bfq's division not measured here"
+    assert claim_model.division_caveat(  # divided as measured: the page says how, no caveat
+        "bfq measured on w: divides: the 80% reader of two equal random readers got 0.66 "
+        "[0.60, 0.73] of their bytes") == ""
+
+
+def test_what_ours_measures_is_said_from_the_check() -> None:
+    check = {"kind": "paired", "unit": " MB/s", "column": "throughput_mb_s",
+             "test": "shared-journal: MB/s of the 30% 64 KiB writer over the 70% 16 KiB "
+                     "writer, same runs"}
+    assert claim_model.measure_text(check) == (
+        "MB/s ratio, shared-journal: 30% 64 KiB writer / 70% 16 KiB writer")
+    share = {"kind": "share", "unit": "", "column": "achieved_share",
+             "test": "vm: the 70% writer's share beside a 30% writer"}
+    assert claim_model.measure_text(share) == "share, vm: 70% writer's share beside a 30% writer"
+
+
+def test_every_verdict_has_one_word_and_a_symbol() -> None:
+    from journalbench.judge.claims.verdicts import VERDICTS
+    from journalbench.report.summary import NOT_RUN
+
+    for verdict in (*VERDICTS, NOT_RUN):
+        assert " " not in claim_model.WORDS[verdict] and claim_model.SYMBOLS[verdict]
+    assert len(set(claim_model.WORDS.values())) == len(claim_model.WORDS)
+
+
+def test_a_claim_on_several_devices_is_counted_per_device() -> None:
+    """C4's testbeds span the fast disk and the emulated HDD: the summary says where it holds
+    and where not, each device's verdicts counted."""
+    tables = judged(
+        (family("h", version=2, device="hdd"), "contradicted", "", [("x", MEASURED, "")]),
+        (family("n1", device="native"), "reproduced", "weights", [("x", MEASURED, "weights")]),
+        (family("n2", device="native"), "reproduced", "weights", [("x", MEASURED, "weights")]),
+        (family("n3", device="native"), "mixed", "weights", [("x", MEASURED, "weights")]),
+        (family("h1", device="hdd"), "contradicted", "weights", [("x", MEASURED, "weights")]))
+    line = claim_model.build(tables, everything).of("C4")
+    assert line.testbed == "h v2/bfq"
+    assert shown.by_device(line) == "on hdd 2 contradicted; on native 2 reproduced, 1 mixed"
+    assert shown.others_text(line) == ("4 testbeds: on hdd 1 contradicted; "
+                                       "on native 2 reproduced, 1 mixed")
+
+
+def test_the_legend_names_each_campaigns_host_kernel_and_device_once() -> None:
     tables = judged(
         (family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
         (family("a", version=2), "mixed", "weights", [("x", MEASURED, "weights")]),
-        (family("a", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]),
         (family("b", "iocost", version=2, host="far"), "inconclusive", "",
          [("x", MEASURED, "")]))
-    lines, main = shown.lines(tables, everything)
-    assert main == ["a v1/bfq", "a v2/bfq", "a v2/iocost", "b v2/iocost"]
-    table = shown.compact_table(lines, main, Links(report="r/", root=""))
-    head, _, *rows = table.splitlines()
-    assert head.split(" | ")[4:] == ["a v1/bfq, v2/bfq, v2/iocost", "b v2/iocost",
-                                     "Other testbeds"]
-    c4 = next(r for r in rows if r.startswith("[C4]")).split(" | ")
-    chosen_on = "b" if lines[0].testbed.startswith("b") else "a"
-    assert c4[4:6] == (["contradicted, mixed, inconclusive", shown.CHOSEN] if chosen_on == "b"
-                       else ["contradicted, mixed, " + shown.CHOSEN, "inconclusive"])
-    c1 = next(r for r in rows if r.startswith("[C1]")).split(" | ")
-    assert c1[4:] == ["—", "—", "—"]
-    text = shown.short_legend(tables, lines, main)
+    model = claim_model.build(tables, everything)
+    assert model.main == ["a v1/bfq", "a v2/bfq", "b v2/iocost"]
+    text = shown.short_legend(tables, model.claims, model.main)
     assert text.startswith("Testbeds: a: host `local`, Linux 6.18, device hdd; b: host `far`, "
                            "Linux 6.18, device hdd; vN/x: cgroup version N, I/O control x."), text
     on_one = judged((family("a"), "contradicted", "weights", [("x", MEASURED, "weights")]),
                     (family("b", "iocost", version=2), "reproduced", "", [("x", MEASURED, "")]))
-    found, beds = shown.lines(on_one, everything)
-    assert shown.short_legend(on_one, found, beds).startswith(
+    found = claim_model.build(on_one, everything)
+    assert shown.short_legend(on_one, found.claims, found.main).startswith(
         "Testbeds: a, b: host `local`, Linux 6.18, device hdd; vN/x:")  # alike: named once
-
-
-def test_a_claim_on_several_devices_is_counted_per_device() -> None:
-    """C24's testbeds span the fast disk and the emulated HDD: its row and the summary say
-    where it holds and where not, each device's verdicts counted."""
-    from journalbench.report.headline import Line, by_device, others_text
-
-    line = Line("C24", "ours", "x", "contradicted", testbed="hdd-a",
-                cells={"n1": "reproduced", "n2": "reproduced", "n3": "mixed",
-                       "h1": "contradicted (differs: weights)"},
-                devices={"hdd-a": "hdd", "n1": "native", "n2": "native", "n3": "native",
-                         "h1": "hdd"})
-    assert by_device(line) == "on hdd 2 contradicted; on native 2 reproduced, 1 mixed"
-    assert others_text(line) == ("4 testbeds: on native 2 reproduced, 1 mixed; "
-                                 "on hdd 1 contradicted")
-    one = Line("C8", "x", "x", "mixed", testbed="a", cells={"b": "mixed"},
-               devices={"a": "hdd", "b": "hdd"})
-    assert by_device(one) == ""

@@ -18,7 +18,7 @@ import yaml
 
 from conftest import VENV_BIN, stop_workflow_processes, unshipped_campaign
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
-from journalbench.report import headline
+from journalbench.report import claim_model, headline
 
 pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium")
@@ -160,8 +160,10 @@ def test_every_claim_page_shows_its_figures_under_their_campaign(
         assert f"{claim}: {HEADLINES[claim]}" in rendered["text"]
         listed = {f"{name}.png" for name in info.figures if name in drawn}
         assert listed <= shown_images(rendered), claim
-        if listed:  # they show the configured campaign's runs
-            assert f"Runs of campaign {campaign}" in rendered["text"], claim
+        if listed:  # they show the configured campaign's runs, in its testbed's section
+            # (a closed <details> of another testbed: in the page, not in its rendered text)
+            html = (folder / "claims" / f"{claim}.html").read_text()
+            assert f"Figures and tables of campaign {campaign}'s runs" in html, claim
         # its runs behind a link, never inline
         assert any(link.endswith(f"/runs/{claim}.csv") for link in rendered["links"])
         assert not re.search(r"\b(?:vm|shared-journal|journal-accounted)-[0-9a-f]{12}\b",
@@ -258,14 +260,27 @@ def test_the_readme_shows_the_generated_headline(report: Path, repo: Path) -> No
     assert shown == wanted, ("README.md's headline is stale: run `python -m "
                              "journalbench.report.headline --readme README.md` after `make "
                              "reproduce`")
-    # a verdict per claim, each marked on the one testbed it comes from, the others beside it
+    # a verdict per claim in one word, its headline testbed in words, a symbol per main testbed
     lines = shown.splitlines()
-    head = next(line for line in lines if line.startswith("Claim"))
-    assert re.findall(r"\S+ v\d/\w+", head), head  # a column per main testbed
-    rows = [line for line in lines if line.startswith("[C")]
-    assert [re.match(r"\[(C\d+)\]", row).group(1) for row in rows] == list(CLAIMS)
-    assert all(re.search(r"\| \*\*[a-z ]+\*\*", row) for row in rows), rows
-    assert all(row.count(headline.CHOSEN) == 1 for row in rows), rows
+    head = next(line for line in lines if line.startswith("Claim")).split("|")
+    assert head[:8] == ["Claim (pages built)", "Verdict", "Headline testbed", "Ours measures",
+                        "Ours, 95% CI", "Thesis", "Differs in", "Caveat"]
+    assert head[8:] and all(re.fullmatch(r"\S+ v\d/\w+", name) for name in head[8:]), head
+    rows = [line.split("|") for line in lines if line.startswith("[C")]
+    assert [re.match(r"\[(C\d+)\]", row[0]).group(1) for row in rows] == list(CLAIMS)
+    words = set(claim_model.WORDS.values())
+    assert all(row[1] in words for row in rows), rows
+    symbols = {*claim_model.SYMBOLS.values(), claim_model.NO_RUNS}
+    for row in rows:
+        assert len(row) == len(head)
+        marks = row[8:]
+        assert all(m.strip("*") in symbols for m in marks), row
+        chosen = [m for m in marks if m.startswith("**")]  # the headline testbed's, where main
+        testbed = re.match(r"\[([^\]]+)\]", row[2]).group(1)
+        assert len(chosen) == (1 if testbed in head[8:] else 0), row
+    # every verdict word the table uses is in the README's glossary
+    glossary = readme.split("## Glossary", 1)[1].split("\n## ", 1)[0]
+    assert all(f"**{word}**" in glossary for word in words), glossary
 
 
 def test_the_docs_state_the_controller_findings_the_notebook_computed(report: Path,
@@ -302,3 +317,67 @@ def test_summary_md_leads_with_the_headline_then_the_configured_campaigns_table(
         for link in re.findall(r"\]\(([^)]+)\)", row):
             assert (report.parent / link).is_file(), link
     assert "## Run folders left out" in text
+
+
+def readme_rows(report: Path, repo: Path) -> list[list[str]]:
+    """The README's headline rows as the build gives them, a list of cells each."""
+    campaign = yaml.safe_load((repo / "workflow/config.yaml").read_text())["campaign"]
+    block = headline.readme_from(report.parent.parent, campaign)
+    return [line.split("|") for line in block.splitlines() if line.startswith("[C")]
+
+
+def link_of(cell: str) -> tuple[str, str]:
+    """(text, target) of a Markdown cell that is one link."""
+    match = re.match(r"\[([^\]]+)\]\(([^)]+)\)", cell)
+    assert match, cell
+    return match.group(1), match.group(2)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (make system-deps)")
+def test_every_readme_row_leads_by_links_to_its_headline_testbeds_evidence(
+        report: Path, repo: Path, tmp_path: Path) -> None:
+    """A reviewer's path, claim by claim: from the README row's links (its claim page, its
+    headline testbed's section) to that testbed's verdict, its number, its figure (loaded)
+    and its runs file, and the runs file lists that testbed's runs."""
+    import pandas as pd
+
+    root = report.parent.parent  # the links are the README's, from the repository's root
+    rows = readme_rows(report, repo)
+    urls = {}
+    for row in rows:
+        claim, page = link_of(row[0])
+        testbed, section = link_of(row[2])
+        assert section.split("#")[0] == page, row  # the testbed's section of the claim's page
+        path, anchor = section.split("#")
+        urls[claim] = (root / path).resolve().as_uri() + "#" + anchor
+    found = browser.sections(list(urls.values()), tmp_path)
+    for row in rows:
+        claim, _ = link_of(row[0])
+        testbed, _ = link_of(row[2])
+        shown = found[urls[claim]]
+        assert "missing" not in shown and "error" not in shown, (claim, shown)
+        model_verdict = next(v for v, w in claim_model.WORDS.items() if w == row[1])
+        assert f"{model_verdict} on its headline testbed, {testbed}" in shown["text"], claim
+        number = row[4]
+        if number != "—":
+            assert number in shown["text"], (claim, number)
+            drawn = [src for src, width in shown["images"] if width]
+            assert any(src.endswith(f"/figures/checks/{claim}-{urls[claim].split('#')[1]}.svg")
+                       for src in drawn), (claim, shown["images"])
+        runs_text, runs_link = link_of(row[7].split("; ")[0])
+        runs_file = (root / runs_link).resolve()
+        assert any(Path(link.split("#")[0].removeprefix("file://")) == runs_file
+                   for link in shown["links"]), (claim, shown["links"])
+        listed = pd.read_csv(runs_file)
+        mine = listed[(listed["testbed"] == testbed) & (listed["used"] == "yes")]
+        assert mine["run_id"].nunique() == int(runs_text.split()[0]), (claim, runs_text)
+        assert set(mine["campaign"]) == {testbed.split()[0]}, claim
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (make system-deps)")
+def test_the_index_and_a_claim_page_fit_a_1280x800_window(report: Path, tmp_path: Path) -> None:
+    folder = report_folder(report)
+    for path in (folder / "index.html", folder / "claims" / "C4.html"):
+        screen = browser.first_screen(path, tmp_path, "h1")
+        assert screen["page_width"] <= 1280, f"{path.name}: {screen['page_width']} px wide"
+        assert screen["marked"][0][1], f"{path.name}: its title is off the first screen"

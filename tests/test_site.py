@@ -13,12 +13,15 @@ from journalbench.report import site
 
 
 def test_skipped_folders_of_every_campaign_beside(tmp_path: Path) -> None:
+    from journalbench.report import left_out
+
     for campaign, rows in (("a", []), ("b", [("data/raw/b/h/r1", "incomplete", "no MANIFEST")])):
         (tmp_path / campaign).mkdir()
         pd.DataFrame(rows, columns=["folder", "status", "reason"]).to_parquet(
             tmp_path / campaign / "skipped.parquet")
-    skipped = site.skipped_folders([tmp_path / "a"])
-    assert skipped.to_dict("records") == [{"folder": "data/raw/b/h/r1", "status": "incomplete",
+    skipped = left_out.skipped_folders([tmp_path / "a"])
+    assert skipped.to_dict("records") == [{"campaign": "b", "run_id": "r1",
+                                           "folder": "data/raw/b/h/r1", "status": "incomplete",
                                            "reason": "no MANIFEST"}]
 
 
@@ -46,25 +49,49 @@ def test_a_campaign_that_was_not_judged_is_named(tmp_path: Path) -> None:
 
 
 def test_a_claim_page_shows_its_checks_narrow_and_every_column_a_click_away() -> None:
-    from types import SimpleNamespace
+    from journalbench.report import claim_model, summary
 
     check = {"part": "C9a", "test": "vm ratio: beside high-fsync", "thesis": "x1.14",
              "ours": "x0.985 [0.97, 1]", "medians": "18.1 / 18.4 ms", "n": "10",
              "p": "0.94 / 0.06", "detectable": "x1.05", "outcome": "inconclusive",
              "why_not": "", "differs": "VM acceleration"}
-    row = SimpleNamespace(verdict="inconclusive", parts="", rests_on="")
-    family = {"label": "local hdd", "anchor": "local-hdd", "row": row, "why": "why",
-              "changes": "", "checks": [check], "runs": 10, "starved": 0, "left_out": 0}
-    line = SimpleNamespace(verdict="inconclusive", testbed="", qualifier="", missing="",
-                           ours="", changes="", cells={})
+    row = summary.Row(claim="C9", where="Table 4.1", headline="h", thesis="x1.14", ours="",
+                      effect="", part="", verdict="inconclusive", parts="", rests_on="",
+                      figure=None)
+    testbed = claim_model.Testbed(label="demo v1/bfq", anchor="demo-v1-bfq",
+                                  family={"campaign": "demo", "device_profile": "hdd"}, row=row,
+                                  why="why", changes="", checks=[], offered=True, runs=10)
+    model = claim_model.ClaimModel(claim="C9", where="Table 4.1", headline="h", statement="s",
+                                   chosen=testbed, why="its one part measured")
     page = site.environment().get_template("claim.html.j2").render(
         base="../", campaign="demo", all_claims=["C9"], other_campaigns=[], study_names=[],
         how_to_read="", host_note="", introduction="", claim="C9", headline="h",
-        where="Table 4.1", statement="s",
-        families=[family], line=line, line_link="", outputs={}, tables={}, elsewhere=[])
+        where="Table 4.1", statement="s", model=model, plots={},
+        checks={"demo-v1-bfq": [check]}, outputs={}, tables={})
     narrow, rest = page.split('<details class="checks-all">', 1)
     heads = re.findall(r"<th>([^<]+)</th>", narrow.split('<table class="checks">', 1)[1])
     assert heads == ["Check", "Ours, 95% interval", "Outcome", "Thesis"]
     rest = rest.split("</details>", 1)[0]
     assert "Smallest detectable" in rest and "18.1 / 18.4 ms" in rest and "0.94 / 0.06" in rest
     assert "18.1 / 18.4 ms" not in narrow
+    # the headline testbed first, its runs a link away with the testbed named
+    assert 'id="demo-v1-bfq"' in narrow and 'href="../runs/C9.csv"' in page
+
+
+def test_a_testbeds_checks_are_drawn_as_one_svg_figure() -> None:
+    """Each measured check a row: its interval and effect on a ratio's log axis or a share's
+    0..1, beside no effect; a testbed with none measured has no figure."""
+    import xml.etree.ElementTree as ElementTree
+
+    from journalbench.report import check_plot
+
+    ratio = {"status": "measured", "kind": "paired", "effect": 3.99, "low": 3.98,
+             "high": 4.0, "outcome": "reproduced", "test": "MB/s of a over b"}
+    share = {"status": "measured", "kind": "share", "effect": 0.5, "low": 0.49, "high": 0.51,
+             "target": 0.7, "outcome": "contradicted", "test": "a's share <70%>"}
+    text = check_plot.svg("C4 on x", [ratio, share, {**ratio, "status": "missing"}])
+    root = ElementTree.fromstring(text)
+    lines = root.findall("{http://www.w3.org/2000/svg}circle")
+    assert len(lines) == 2  # the missing check is not drawn
+    assert "share &lt;70%&gt;" in text and "log scale" in text and "share 0 .. 1" in text
+    assert check_plot.svg("none", [{**ratio, "status": "missing"}]) == ""

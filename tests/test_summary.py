@@ -84,12 +84,17 @@ def row(**given: object) -> summary.Row:
     return summary.Row(**{**fields, **given})
 
 
-def test_markdown_table_escapes_pipes_and_links_the_claim_page() -> None:
-    table = summary.markdown_table([row()], summary.Links(report="r/", root=""))
-    lines = table.splitlines()
-    assert len(lines) == 3 and lines[0].count("|") == len(summary.COLUMNS) + 1
-    assert "[C8](r/claims/C8.html) Fig 4.3" in lines[2] and "a \\| b" in lines[2]
-    assert lines[2].count(" | ") == len(summary.COLUMNS) - 1
+def test_a_familys_table_escapes_pipes_and_links_the_claim_page() -> None:
+    text = summary.document("demo", [({"campaign": "demo", "host": "h", "device_profile": "hdd",
+                                       "cgroup_version": 1, "bfq": "sg=1",
+                                       "io_control": "bfq"}, [row()])],
+                            pd.DataFrame(columns=["campaign", "run_id", "folder", "status",
+                                                  "reason"]), {}, {},
+                            summary.Links(report="r/", root=""))
+    lines = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(lines) == 2 and lines[0].count("|") == 8
+    assert "[C8](r/claims/C8.html) Fig 4.3" in lines[1] and "a \\| b" in lines[1]
+    assert lines[1].count(" | ") == 6
 
 
 def test_the_readme_block_is_replaced_between_its_markers() -> None:
@@ -114,21 +119,29 @@ def test_the_readme_command_says_what_is_missing(tmp_path: Path, capsys) -> None
     assert readme.read_text() == "# T\n"
 
 
-def test_run_folders_left_out_are_counted_and_named() -> None:
-    none = pd.DataFrame(columns=["folder", "status", "reason"])
-    assert summary.skipped_lines(none) == ["None: every run folder in data/raw was read."]
-    skipped = pd.DataFrame([("data/raw/q/local/vm-0123456789ab", "incomplete",
-                             "MANIFEST.json missing")], columns=["folder", "status", "reason"])
-    lines = summary.skipped_lines(skipped)
-    assert lines[0].startswith("1 run folder(s) are not in the analysis")
-    assert "git checkout -- <folder>" in lines[0]
-    assert lines[-1] == ("- `data/raw/q/local/vm-0123456789ab`: incomplete: "
-                         "MANIFEST.json missing")
+def test_run_folders_left_out_are_counted_and_named_by_campaign_and_run_id() -> None:
+    def document(skipped: pd.DataFrame, noted: pd.DataFrame | None = None) -> str:
+        return summary.document("q", [], skipped, {}, {}, summary.Links(report="r/", root=""),
+                                noted=noted)
+
+    none = pd.DataFrame(columns=["campaign", "run_id", "folder", "status", "reason"])
+    assert "None: every run folder in data/raw was read." in document(none)
+    skipped = pd.DataFrame([("q", "vm-0123456789ab", "data/raw/q/local/vm-0123456789ab",
+                             "incomplete", "MANIFEST.json missing")], columns=none.columns)
+    text = document(skipped, pd.DataFrame([("q", "vm-0123456789aa", "tenant 'b': ...")],
+                                          columns=["campaign", "run_id", "note"]))
+    assert "1 run folder(s) are not in the analysis" in text
+    assert "git checkout -- <folder>" in text
+    assert ("- q `vm-0123456789ab` (`data/raw/q/local/vm-0123456789ab`): incomplete: "
+            "MANIFEST.json missing") in text
+    assert "- q `vm-0123456789aa`: tenant 'b': ..." in text
 
 
 def test_the_thesis_value_is_cut_to_its_number() -> None:
-    assert headline.thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
-    assert headline.thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"
+    from journalbench.report.claim_model import thesis_value
+
+    assert thesis_value("none (Fig 3.7 shows KVM only): holds 70/30 is ours") == "none"
+    assert thesis_value("holds 70/30 (Fig 3.7: ~70% / ~30%, p. 33)") == "holds 70/30"
 
 
 def test_each_differing_factor_has_a_word() -> None:

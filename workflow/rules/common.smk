@@ -160,3 +160,25 @@ def cancel_scheduler_timers():
     for thread in threading.enumerate():
         if isinstance(thread, threading.Timer):
             thread.cancel()
+
+
+# The pipeline's end when a job failed (the Snakefile's onerror): a damaged run folder stops
+# tidy with one line naming it and how to restore it, which Snakemake's error block of the
+# failed job and its closing lines would bury; it is said again when the process exits, the
+# last lines it prints.
+def repeat_damage_lines():
+    import atexit
+
+    atexit.register(print_damage_lines)
+
+
+def print_damage_lines():
+    import pyarrow.parquet as pq
+
+    lines = []
+    for path in sorted(Path("data/processed").glob("*/skipped.parquet")):
+        table = pq.read_table(path, columns=["status", "reason"]).to_pydict()
+        lines += [reason for status, reason in zip(table["status"], table["reason"])
+                  if status == "damaged"]
+    if lines:
+        print("\n".join(lines), file=sys.stderr, flush=True)

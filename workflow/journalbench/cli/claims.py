@@ -110,10 +110,14 @@ def cmd_claims(args: argparse.Namespace) -> int:
             kept.write(folder, tables)
             print(f"claims: {campaign} judged -> {folder}/{{{','.join(kept.TABLES)}}}.parquet")
         return 0
+    from journalbench.report import left_out
+
+    folders = [folder for _, _, folder in results]  # the runs left out: report/left_out.py
+    left = (left_out.skipped_folders(folders), left_out.noted_runs(folders))
     for campaign, (claims, checks, starved, evidence), _ in results:
         document.write(args.results / campaign / "claims",
                        f"Claims ledger: campaign {campaign}", claims, checks, starved,
-                       "../../figures", evidence)
+                       "../../figures", evidence, left=left)
     if results:
         parts = list(zip(*(tables for _, tables, _ in results), strict=True))
         found = [p for p in parts[3] if not p.empty]
@@ -123,7 +127,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
         written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
                                  *combined[:3], "../figures", combined[3],
                                  headline_moves(combined[0], combined[1],
-                                                [folder for _, _, folder in results]))
+                                                [folder for _, _, folder in results]), left)
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
     if args.report:
         return write_report(args, results)

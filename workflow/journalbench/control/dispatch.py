@@ -85,7 +85,15 @@ def planned_line(runs: list[PlannedRun], left: list[PlannedRun], raw: Path,
     return f"planned: {len(runs)} runs, {hms(planned_seconds(runs, landed, device))} on {where}"
 
 
+def plain_modes(folder: Path) -> None:
+    """A run's files readable data, never executable (a tool's output can be created 0755:
+    fio's JSON, the database logs): files 0644, folders 0755, as git keeps them (100644)."""
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
 def land(partial: Path, final: Path) -> None:
+    plain_modes(partial)
     problems = runfolder.manifest_problems(partial)
     if problems:
         raise AgentError(f"run folder {partial} did not verify: {problems[0]}")

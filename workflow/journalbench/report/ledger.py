@@ -222,6 +222,29 @@ def starvation_blocks(starved: pd.DataFrame) -> list[Block]:
     return [*blocks, ("table", table)]
 
 
+def left_out_blocks(left: tuple[pd.DataFrame, pd.DataFrame] | None,
+                    campaigns: set[str]) -> list[Block]:
+    """The runs not in the analysis (a damaged, incomplete, unusable or duplicate run folder)
+    and those kept with a note, of the ledger's campaigns, each named by campaign and run id
+    (report/left_out.py)."""
+    if left is None:
+        return []
+    skipped, noted = (table[table["campaign"].isin(campaigns)] for table in left)
+    blocks: list[Block] = [("h2", "Runs left out"), (
+        "p", "Run folders tidy could not use are not in any verdict: each with why (restore a "
+             "damaged one with `git checkout -- <folder>`); runs whose counters disagree "
+             "within what sampling explains are kept, with a note (data/SCHEMA.md).")]
+    if skipped.empty:
+        blocks.append(("p", "Not in the analysis: none."))
+    else:
+        blocks.append(("ul", [f"{r.campaign} `{r.run_id}`: {r.status}: {r.reason}"
+                              for r in skipped.itertuples()]))
+    if not noted.empty:
+        blocks += [("p", "Kept with a note:"),
+                   ("ul", [f"{r.campaign} `{r.run_id}`: {r.note}" for r in noted.itertuples()])]
+    return blocks
+
+
 def ids(text: Any) -> list[str]:
     return str(text).split() if isinstance(text, str) else []
 
@@ -368,11 +391,16 @@ def factors_blocks(evidence: pd.DataFrame | None) -> list[Block]:
 
 def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd.DataFrame,
              figures: str, root: Path, evidence: pd.DataFrame | None = None,
-             moved: list[tuple[str, str, str]] | None = None) -> list[Block]:
+             moved: list[tuple[str, str, str]] | None = None,
+             left: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> list[Block]:
+    """The ledger's blocks; `moved`: the headlines the latest rules moved; `left`: the runs
+    left out and those kept with a note (report/left_out.py), of every campaign (the ledger
+    shows its own)."""
     blocks: list[Block] = [("h1", title), *intro(claims), *summary(claims),
                            *changes_blocks(claims, moved), *division_blocks(claims),
                            *factors_blocks(evidence),
-                           *pool_blocks(claims, checks), *starvation_blocks(starved)]
+                           *pool_blocks(claims, checks), *starvation_blocks(starved),
+                           *left_out_blocks(left, set(claims["campaign"].astype(str)))]
     # rows grouped once: selecting them from the frames claim by claim was most of the time
     rows: dict[str, list[dict]] = {}
     for row in claims.to_dict("records"):
@@ -444,12 +472,13 @@ def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(target: Path, title: str, claims: pd.DataFrame, checks: pd.DataFrame,
-          starved: pd.DataFrame, figures: str,
-          evidence: pd.DataFrame | None = None,
-          moved: list[tuple[str, str, str]] | None = None) -> list[Path]:
+          starved: pd.DataFrame, figures: str, evidence: pd.DataFrame | None = None,
+          moved: list[tuple[str, str, str]] | None = None,
+          left: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> list[Path]:
     """target.md, target.html, target.csv and the runs they count (RUNS_FILE beside them)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    blocks = document(title, claims, checks, starved, figures, target.parent, evidence, moved)
+    blocks = document(title, claims, checks, starved, figures, target.parent, evidence, moved,
+                      left)
     paths = [*(target.with_suffix(s) for s in (".md", ".html", ".csv")),
              target.parent / RUNS_FILE]
     paths[0].write_text(markdown(blocks))

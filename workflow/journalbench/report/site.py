@@ -1,12 +1,13 @@
 """The HTML report a reviewer opens, results/report/ (a folder that works opened from disk):
 
-- index.html: each claim on its closest testbed (headline.py), the configured campaign's
-  results at a glance (summary.py's rows), the run folders left out, links to every other page;
-- claims/<claim>.html: the claim's statement, its headline verdict and testbed with the other
-  testbeds beside it, its verdict on each family of the configured
-  campaign with why, its parts (every check with the thesis's value, ours, p and outcome), its
-  figures embedded with their captions and its tables, grouped by the campaign whose runs they
-  show, the runs behind it (runs/<claim>.csv), and its verdict in every other campaign;
+- index.html: each claim on its closest testbed (headline.py, from claim_model.py's model),
+  the configured campaign's results at a glance (summary.py's rows), the run folders left
+  out, links to every other page;
+- claims/<claim>.html: the claim's statement, then its testbeds ordered by evidence: its
+  headline testbed first (verdict, why this one, ours against the thesis, its checks, its
+  figures, its runs), then every other testbed in a section of its own that opens on a click,
+  with the same parts; runs/<claim>.csv lists the runs of every testbed (campaign, testbed,
+  run id, the check it feeds);
 - campaigns/<campaign>.html: every other campaign's results at a glance, per family;
 - studies/<study>.html: the studies' figures and tables (BFQ's settings, the device class,
   file preparation) under the campaign whose runs they show.
@@ -29,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 
-from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
+from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.verdicts import (
     FAMILY,
     MARGIN_KINDS,
@@ -42,20 +43,26 @@ from journalbench.judge.claims.verdicts import (
     values_text,
 )
 from journalbench.plan.plan import headline_claims
-from journalbench.report import headline, notebooks, summary
+from journalbench.report import check_plot, claim_model, headline, left_out, notebooks, summary
 from journalbench.report import outputs as written
+from journalbench.report.claim_model import split_runs
 from journalbench.report.ledger import inline_html, without_run_ids
 from journalbench.report.outputs import FIGURE, STUDIES, Output
 
 Judged = tuple[pd.DataFrame, ...]  # claims, checks, starved, evidence
-RUNS_COLUMNS = [*FAMILY, "claim", "part", "test", "outcome", "run_id", "used", "starved"]
-# A page names no run: its runs are behind a link (runs/<claim>.csv). A run id is its arm and
-# 12 hex digits (runfolder.py); the verdict's why ends with the notes verdicts.runs_note
-# appends, which list them.
+# A claim's runs file: a row per testbed, check and run it rests on (or left out as
+# CPU-bound). A page names no run: its runs are behind a link (runs/<claim>.csv). A run id is
+# its arm and 12 hex digits (runfolder.py); the verdict's why ends with the notes
+# verdicts.runs_note appends, which list them.
+RUNS_COLUMNS = ["campaign", "testbed", "run_id", "claim", "part", "test", "outcome", "used",
+                "starved", *(k for k in FAMILY if k != "campaign")]
+CHECK_PLOTS = "checks"  # the testbeds' check figures, under the report's figures/
+
+
 def environment() -> Environment:
-    return Environment(loader=PackageLoader("journalbench.report", "templates"),
-                       autoescape=select_autoescape(["j2"]), undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True)
+    from journalbench.report.render import environment as shared
+
+    return shared()
 
 
 def anchor(labels: Mapping[str, Any]) -> str:
@@ -83,21 +90,17 @@ def check_view(check: Mapping[str, Any]) -> dict[str, str]:
             "detectable": detectable_text(check)}
 
 
-def split_runs(text: Any) -> list[str]:
-    return str(text or "").split()
-
-
-def runs_rows(checks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """A row per check and run it rests on (or left out as CPU-bound), with its family."""
+def runs_rows(checks: Iterable[Mapping[str, Any]], testbed: str = "") -> list[dict[str, Any]]:
+    """A row per check and run it rests on (or left out as CPU-bound), with its testbed."""
     rows = []
     for check in checks:
-        starved = set(split_runs(check["starved_runs"]))
-        base = {**{k: check[k] for k in FAMILY}, "claim": check["claim"], "part": check["part"],
-                "test": check["test"], "outcome": check["outcome"]}
+        starved = set(split_runs(check.get("starved_runs")))
+        base = {**{k: check[k] for k in FAMILY}, "testbed": testbed, "claim": check["claim"],
+                "part": check["part"], "test": check["test"], "outcome": check["outcome"]}
         rows += [{**base, "run_id": run, "used": "yes", "starved": run in starved}
                  for run in split_runs(check["runs"])]
         rows += [{**base, "run_id": run, "used": "left out: CPU-bound", "starved": False}
-                 for run in split_runs(check["excluded_runs"])]
+                 for run in split_runs(check.get("excluded_runs"))]
     return rows
 
 
@@ -106,24 +109,6 @@ def write_runs(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
         writer = csv.DictWriter(out, RUNS_COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
-
-
-def claim_family(labels: Mapping[str, Any], row: summary.Row, claim: Mapping[str, Any],
-                 checks: list[dict]) -> dict[str, Any]:
-    runs = runs_rows(checks)
-    used = {r["run_id"] for r in runs if r["used"] == "yes"}
-    return {"label": summary.family_heading(labels), "anchor": anchor(labels), "row": row,
-            "why": without_run_ids(claim["why"]), "changes": claim["changes"],
-            "checks": [check_view(c) for c in checks], "runs": len(used),
-            "starved": len({r["run_id"] for r in runs if r["used"] == "yes" and r["starved"]}),
-            "left_out": len({r["run_id"] for r in runs if r["used"] != "yes"} - used)}
-
-
-def by_claim(table: pd.DataFrame) -> dict[str, list[dict]]:
-    found: dict[str, list[dict]] = {}
-    for record in table.to_dict("records"):
-        found.setdefault(record["claim"], []).append(record)
-    return found
 
 
 WIDE_COLUMNS = 9  # a table with more columns is folded (render_table)
@@ -162,18 +147,6 @@ def grouped(items: Iterable[Output]) -> dict[str, list[Output]]:
     return found
 
 
-def skipped_folders(processed: Iterable[Path]) -> pd.DataFrame:
-    """Every run folder tidy left out (skipped.parquet) of the given campaigns' processed
-    folders and the campaigns beside them."""
-    folders = {p for folder in processed for p in Path(folder).parent.iterdir() if p.is_dir()}
-    tables = [pd.read_parquet(folder / "skipped.parquet") for folder in sorted(folders)
-              if (folder / "skipped.parquet").is_file()]
-    tables = [t for t in tables if not t.empty]
-    if not tables:
-        return pd.DataFrame(columns=["folder", "status", "reason"])
-    return pd.concat(tables, ignore_index=True).sort_values("folder", ignore_index=True)
-
-
 def reading_order(root: Path, campaign: str) -> list[dict[str, str]]:
     """The notebooks in reading order with what each teaches, as the index links them (from
     results/report/): the executed copy where the pipeline ran it for `campaign`, else the
@@ -192,17 +165,21 @@ class Site:
 
     def __init__(self, root: Path, campaign: str, judged: Mapping[str, Judged],
                  skipped: pd.DataFrame, captions: dict[str, str] | None = None,
-                 seconds: Mapping[tuple[str, str], float] | None = None) -> None:
+                 seconds: Mapping[tuple[str, str], float] | None = None,
+                 noted: pd.DataFrame | None = None, runs: str = "") -> None:
         if campaign not in judged:
             raise ValueError(f"campaign {campaign}: not judged (no claims.parquet in "
                              f"data/processed/{campaign})")
         self.root, self.campaign, self.judged, self.skipped = root, campaign, judged, skipped
+        self.noted = pd.DataFrame(columns=left_out.NOTED) if noted is None else noted
+        self.runs = runs  # the main campaigns' runs counted (headline.run_counts)
         self.outputs = written.find(root, campaign, captions)
         self.families = {name: summary.families(tables[0], tables[1], self.outputs)
                          for name, tables in judged.items()}
         self.others = [name for name in judged if name != campaign]
         self.studies = written.studies(self.outputs)
-        self.lines, self.main = headline.lines(judged, headline_claims, self.outputs, seconds)
+        self.model = claim_model.build(judged, headline_claims, self.outputs, seconds,
+                                       without_run_ids)
         self.env = environment()
 
     def common(self, base: str) -> dict[str, Any]:
@@ -211,26 +188,15 @@ class Site:
                 "other_campaigns": self.others, "study_names": list(self.studies),
                 "how_to_read": Markup(inline_html(summary.HOW_TO_READ))}
 
-    def testbed_link(self, line: headline.Line, base: str) -> str:
-        """Where a headline testbed's verdict is shown in full: its family's section of the
-        claim's page (the configured campaign) or of its campaign's page."""
-        if not line.campaign:
-            return ""
-        where = anchor(line.family)
-        if line.campaign == self.campaign:
-            return f"{base}claims/{line.claim}.html#{where}"
-        return f"{base}campaigns/{line.campaign}.html#{where}"
-
     def headline_view(self, base: str) -> dict[str, Any]:
-        """The headline section of the index (and its sentences)."""
-        found = [{"line": line, "link": self.testbed_link(line, base),
-                  "cells": headline.cells(line, self.main)} for line in self.lines]
-        return {"lines": found, "main": self.main,
-                "tally": headline.tally(self.lines),
-                "disclosure": Markup(inline_html(headline.disclosure(
-                    self.lines, self.campaign, f"{base}../claims.html#changes-to-the-rules"))),
-                "legend": headline.legend(self.judged, self.lines, self.main),
-                "how": Markup(inline_html(headline.HOW_TO_READ))}
+        """The headline section of the index: the model and its sentences, the main testbeds
+        grouped by campaign (a header each over its testbeds' narrow columns)."""
+        shown = headline.context(self.model, self.judged, self.campaign,
+                                 summary.Links(report=base, root=""),
+                                 f"{base}../claims.html#changes-to-the-rules", runs=self.runs)
+        return {**shown, "disclosure": Markup(inline_html(str(shown["disclosure"]))),
+                "how": Markup(inline_html(headline.HOW_TO_READ)),
+                "groups": headline.by_campaign(self.model.main)}
 
     def render(self, target: Path, template: str, **context: Any) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -257,36 +223,30 @@ class Site:
         return tables
 
     def claim_pages(self, out: Path, tables: Mapping[str, Markup]) -> list[Path]:
-        claims, checks = self.judged[self.campaign][:2]
-        claim_rows, check_rows = by_claim(claims), by_claim(checks)
-        rows = {(anchor(labels), row.claim): row
-                for labels, found in self.families[self.campaign] for row in found}
+        """A page per claim, its testbeds ordered by evidence, each with its check figure
+        (figures/checks/) and its rows in the claim's runs file (runs/<claim>.csv)."""
+        plots = out / "figures" / CHECK_PLOTS
+        plots.mkdir(parents=True, exist_ok=True)
         pages = []
-        for claim, info in CLAIMS.items():
-            families = []
-            for record in claim_rows.get(claim, []):
-                mine = [c for c in check_rows.get(claim, [])
-                        if all(c[k] == record[k] for k in FAMILY)]
-                labels = {k: record[k] for k in FAMILY}
-                families.append(claim_family(labels, rows[(anchor(labels), claim)], record,
-                                             mine))
-            write_runs(out / "runs" / f"{claim}.csv", runs_rows(check_rows.get(claim, [])))
-            line = next(x for x in self.lines if x.claim == claim)
+        for claim in self.model.claims:
+            drawn: dict[str, str] = {}
+            rows: list[dict[str, Any]] = []
+            for testbed in claim.testbeds:
+                rows += runs_rows(testbed.checks, testbed.label)
+                figure = check_plot.svg(f"{claim.claim} on {testbed.label}: each check's "
+                                        "effect and 95% interval", testbed.checks)
+                if figure:
+                    name = f"{claim.claim}-{testbed.anchor}.svg"
+                    (plots / name).write_text(figure)
+                    drawn[testbed.anchor] = f"{CHECK_PLOTS}/{name}"
+            write_runs(out / "runs" / f"{claim.claim}.csv", rows)
             pages.append(self.render(
-                out / "claims" / f"{claim}.html", "claim.html.j2", **self.common("../"),
-                claim=claim, headline=HEADLINES[claim], where=info.where,
-                statement=info.statement, families=families, line=line,
-                line_link=self.testbed_link(line, "../"),
-                outputs=grouped(written.of_claim(self.outputs, claim)), tables=tables,
-                elsewhere=self.elsewhere(claim)))
+                out / "claims" / f"{claim.claim}.html", "claim.html.j2", **self.common("../"),
+                claim=claim.claim, headline=claim.headline, where=claim.where,
+                statement=claim.statement, model=claim, plots=drawn,
+                checks={t.anchor: [check_view(c) for c in t.checks] for t in claim.testbeds},
+                outputs=grouped(claim.outputs), tables=tables))
         return pages
-
-    def elsewhere(self, claim: str) -> list[dict[str, Any]]:
-        return [{"campaign": name, "anchor": anchor(labels),
-                 "label": summary.family_heading(labels), "verdict": row.verdict,
-                 "parts": row.parts}
-                for name in self.others for labels, rows in self.families[name]
-                for row in rows if row.claim == claim]
 
     def write(self, results: Path) -> list[Path]:
         out = results / "report"
@@ -298,6 +258,7 @@ class Site:
                              closest=self.headline_view(""),
                              families=family_views(self.families[self.campaign]),
                              skipped=self.skipped.to_dict("records"),
+                             noted=self.noted.to_dict("records"),
                              others=self.other_lines(), studies=self.study_lines(),
                              reading=reading_order(self.root, self.campaign))]
         pages += self.claim_pages(out, tables)
@@ -317,11 +278,11 @@ class Site:
                                      items=items, tables=tables,
                                      findings=study_findings(self.root, self.campaign, name)))
         links = summary.Links(report="report/", root="../")
-        lead = headline.document_section(self.judged, self.lines, self.main, self.campaign,
-                                         links, headline.CHANGES)
+        lead = headline.document_section(self.model, self.judged, self.campaign, links,
+                                         headline.CHANGES, self.runs)
         markdown = summary.document(
             self.campaign, self.families[self.campaign], self.skipped, self.other_lines(),
-            self.study_lines(), links, lead)
+            self.study_lines(), links, lead, self.noted)
         (results / "summary.md").write_text(markdown)
         return [results / "summary.md", *pages]
 
@@ -331,6 +292,7 @@ def build(results: Path, campaign: str, judged: Mapping[str, Judged],
     """results/summary.md and results/report/ of the configured `campaign`; the figures and
     tables are those its notebooks wrote under results/'s parent (figures/, results/)."""
     processed = list(processed)
-    site = Site(results.parent, campaign, judged, skipped_folders(processed),
-                seconds=headline.run_seconds(processed))
+    site = Site(results.parent, campaign, judged, left_out.skipped_folders(processed),
+                seconds=headline.run_seconds(processed), noted=left_out.noted_runs(processed))
+    site.runs = headline.run_counts(site.model, processed)
     return site.write(results)

@@ -36,12 +36,11 @@ from journalbench.judge.claims.verdicts import (
 )
 from journalbench.report.ledger import family_name
 from journalbench.report.outputs import Output, main_figure
+from journalbench.report.render import environment
 
 NOT_RUN = "not run here"
 NOTHING_YET = "nothing measured yet"  # how verdicts.verdict begins why nothing was measured
 SHOWN_VERDICTS = (*(v for v in VERDICTS if v != PARTIAL), PARTIAL, NOT_RUN)
-COLUMNS = ("Claim", "In one line", "Thesis", "Ours, 95% interval", "Verdict (parts)",
-           "Rests on", "Figure")
 
 
 @dataclass(frozen=True)
@@ -235,11 +234,6 @@ def campaign_tally(found: Sequence[tuple[Mapping[str, Any], Sequence[Row]]]) -> 
     return text
 
 
-def cell(text: str) -> str:
-    """Text safe in a Markdown table cell."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 @dataclass(frozen=True)
 class Links:
     """Where a Markdown page's links go: `report` the HTML report's folder, `root` the folder
@@ -250,20 +244,16 @@ class Links:
     def claim(self, claim: str) -> str:
         return f"{self.report}claims/{claim}.html"
 
+    def testbed(self, claim: str, anchor: str) -> str:
+        """A testbed's section of the claim's page."""
+        return f"{self.claim(claim)}#{anchor}"
+
+    def runs(self, claim: str) -> str:
+        """The claim's runs, every testbed's (runs/<claim>.csv)."""
+        return f"{self.report}runs/{claim}.csv"
+
     def figure(self, output: Output) -> str:
         return f"{self.root}{output.path.as_posix()}"
-
-
-def markdown_table(rows: Sequence[Row], links: Links) -> str:
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    for row in rows:
-        ours = f"**{row.ours}** ({row.part})" if row.ours else "—"
-        verdict = f"**{row.verdict}**" + (f" ({row.parts})" if row.parts else "")
-        figure = f"[{row.figure.name}]({links.figure(row.figure)})" if row.figure else "—"
-        cells = [f"[{row.claim}]({links.claim(row.claim)}) {row.where}", row.headline,
-                 row.thesis or "—", ours, verdict, row.rests_on, figure]
-        lines.append("| " + " | ".join(cell(c) for c in cells) + " |")
-    return "\n".join(lines)
 
 
 HOW_TO_READ = (
@@ -284,39 +274,17 @@ def family_heading(labels: Mapping[str, Any]) -> str:
     return family_name(labels)
 
 
-def skipped_lines(skipped: pd.DataFrame) -> list[str]:
-    if skipped.empty:
-        return ["None: every run folder in data/raw was read."]
-    lines = [f"{len(skipped)} run folder(s) are not in the analysis: restore each with "
-             "`git checkout -- <folder>` (docs: data/SCHEMA.md, skipped.parquet).", ""]
-    return lines + [f"- `{row.folder}`: {row.status}: {cell(row.reason)}"
-                    for row in skipped.itertuples()]
-
-
 def document(campaign: str, found: Sequence[tuple[dict[str, Any], list[Row]]],
              skipped: pd.DataFrame, others: Mapping[str, str], studies: Mapping[str, str],
-             links: Links, lead: Sequence[str] = ()) -> str:
-    """results/summary.md: `lead` (the headline: each claim on its closest testbed,
-    headline.py), the configured campaign's table per family, the run folders left out, and
-    the other campaigns and studies (`others`, `studies`: name -> one line)."""
-    lines = ["# Results at a glance", "",
-             f"{introduction()} The report, [{links.report}index.html]({links.report}"
-             "index.html), has a page per claim with every part, figure, table and run.", ""]
-    if lead:
-        lines += ["## Each claim on its closest testbed", "", *lead]
-    lines += [f"## Campaign {campaign}, claim by claim", "", HOW_TO_READ, ""]
-    for labels, rows in found:
-        lines += [f"### {family_heading(labels)}", "", f"{sentence(tally(rows))}.", "",
-                  markdown_table(rows, links), ""]
-    lines += ["## Run folders left out", "", *skipped_lines(skipped), ""]
-    if others:
-        lines += ["## Other campaigns", ""]
-        lines += [f"- [{name}]({links.report}campaigns/{name}.html): {text}"
-                  for name, text in others.items()]
-        lines.append("")
-    if studies:
-        lines += ["## Studies", ""]
-        lines += [f"- [{name}]({links.report}studies/{name}.html): {text}"
-                  for name, text in studies.items()]
-        lines.append("")
-    return "\n".join(lines)
+             links: Links, lead: str = "", noted: pd.DataFrame | None = None) -> str:
+    """results/summary.md (templates/summary.md.j2): `lead` (the headline: each claim on its
+    closest testbed, headline.py), the configured campaign's table per family, the run
+    folders left out and the runs kept with a note, and the other campaigns and studies
+    (`others`, `studies`: name -> one line)."""
+    return environment().get_template("summary.md.j2").render(
+        introduction=introduction(), links=links, lead=lead.strip("\n"), campaign=campaign,
+        how_to_read=HOW_TO_READ, skipped=skipped.to_dict("records"),
+        noted=[] if noted is None else noted.to_dict("records"),
+        families=[{"label": family_heading(labels), "tally": sentence(tally(rows)),
+                   "rows": rows} for labels, rows in found],
+        others=others, studies=studies)

@@ -125,23 +125,42 @@ def parse_cached(folder: Path, key: str, raw_dir: Path, cache: rowcache.Cache,
     return cache.add(key, name, {"runs": runs, "samples": samples})
 
 
+def named(folder: Path) -> str:
+    """A run by campaign and run id, with its host: "thesis-nested journal-accounted-3044e54aa1b5
+    (host nested)", from its spec.json, else from where it lies
+    (data/raw/<campaign>/<host>/<run id>)."""
+    import json
+
+    try:
+        spec = json.loads((folder / runfolder.SPEC).read_text())
+        return f"{spec['campaign']} {spec['run_id']} (host {spec['host']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return (f"{folder.parent.parent.name} {folder.name.removesuffix(runfolder.PARTIAL)} "
+                f"(host {folder.parent.name})")
+
+
 def skip(outcome: Outcome, folder: Path, status: str, reason: str) -> None:
-    outcome.skipped.append({"folder": str(folder), "status": status, "reason": reason})
-    print(f"tidy: {status} run skipped: {reason}", file=sys.stderr)
+    """A run left out, listed in skipped.parquet and named on stderr by campaign and run id;
+    its reason names the run's files relative to its folder."""
+    reason = reason.replace(f"{folder}/", "").replace(str(folder), "its folder")
+    outcome.skipped.append({"folder": runfolder.shown_path(folder), "status": status,
+                            "reason": reason})
+    print(f"tidy: {status} run skipped: {named(folder)}: {reason}", file=sys.stderr)
 
 
 def unverified(outcome: Outcome, folder: Path) -> bool:
     """Whether a run folder cannot be analysed as it is: an interrupted measurement (skipped,
     a resumed campaign runs it again) or a damaged run (recorded: it stops the analysis)."""
     if runfolder.in_flight(folder):
-        skip(outcome, folder, "incomplete", f"{folder}: an interrupted measurement, never "
-                                            "analysed (a resumed campaign runs it again)")
+        skip(outcome, folder, "incomplete", "an interrupted measurement, never analysed (a "
+                                            "resumed campaign runs it again)")
         return True
     why = runfolder.first_damage(folder)
     if why is None:
         return False
     line = runfolder.damage_line(folder, why)
-    outcome.skipped.append({"folder": str(folder), "status": "damaged", "reason": line})
+    outcome.skipped.append({"folder": runfolder.shown_path(folder), "status": "damaged",
+                            "reason": line})
     outcome.damaged.append(folder)
     print(f"tidy: {line}", file=sys.stderr)
     return True
@@ -238,7 +257,7 @@ def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None,
             skip(outcome, folder, "unusable", str(error))
             continue
         if ids in seen:
-            skip(outcome, folder, "duplicate", f"{folder}: same run as {seen[ids]}")
+            skip(outcome, folder, "duplicate", f"same run as {runfolder.shown_path(seen[ids])}")
             continue
         seen[ids] = folder
         order.append(key)

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from journalbench.formats import problem
 from journalbench.formats.samples import Sample
+from journalbench.tidy import tolerance
 
 NS = 1e9
 CURRENCIES: dict[str, Callable[[Sample], int | None]] = {
@@ -69,8 +69,10 @@ def own_by_line(samples: list[Sample], value: Callable[[Sample], int | None]) ->
 
 
 def sums(path: Path, samples: list[Sample], tenants: list[str],
-         value: Callable[[Sample], int | None]) -> dict[str, Any]:
-    """Whole-run cgroup, own, jbd2 (per tenant), shared and device sums of one currency."""
+         value: Callable[[Sample], int | None], what: str, unit: str = "") -> dict[str, Any]:
+    """Whole-run cgroup, own, jbd2 (per tenant), shared and device sums of one currency; a
+    tenant's own sum below 0 by no more than sampling explains is taken as 0 and noted
+    (tolerance.py)."""
     own_lines = own_by_line(samples, value)
     cgroup, own, jbd2 = (dict.fromkeys(tenants, 0) for _ in range(3))
     shared = device = 0
@@ -86,13 +88,9 @@ def sums(path: Path, samples: list[Sample], tenants: list[str],
                 jbd2[sample.tenant] += amount
         elif sample.kind == "device":
             device += amount
-    for tenant in tenants:
-        if own[tenant] < 0:
-            raise problem(path, f"tenant {tenant!r}: jbd2 requests or device time in its cgroup "
-                                f"exceed the cgroup's own ({own[tenant]} left): inconsistent "
-                                "samples")
+    notes = tolerance.settle(path, own, what, tolerance.one_interval(samples, value), unit)
     return {"cgroup": cgroup, "own": own, "jbd2": jbd2, "shared": shared, "device": device,
-            "total": sum(own.values()) + sum(jbd2.values()) + shared}
+            "total": sum(own.values()) + sum(jbd2.values()) + shared, "notes": notes}
 
 
 def ratio(part: float, whole: float) -> float | None:
@@ -102,11 +100,11 @@ def ratio(part: float, whole: float) -> float | None:
 def run_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[str, dict]:
     """The RUN_COLUMNS of every tenant (None throughout for runs sampled without them)."""
     if not traced(samples):
-        return {tenant: dict.fromkeys(RUN_COLUMNS) for tenant in tenants}
-    requests = sums(path, samples, tenants, CURRENCIES["requests"])
-    time = sums(path, samples, tenants, CURRENCIES["time"])
+        return {tenant: dict.fromkeys((*RUN_COLUMNS, "counter_note")) for tenant in tenants}
+    requests = sums(path, samples, tenants, CURRENCIES["requests"], "requests")
+    time = sums(path, samples, tenants, CURRENCIES["time"], "device time", " ns")
     charged = sum(time["cgroup"].values())
-    waits = per_request_waits(path, samples, tenants, requests)
+    waits, wait_notes = per_request_waits(path, samples, tenants, requests)
     return {
         tenant: {
             **waits[tenant],
@@ -120,23 +118,28 @@ def run_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[s
             "shared_jbd2_time_share": ratio(time["shared"], time["total"]),
             "achieved_time_share": ratio(time["cgroup"][tenant], charged),
             "other_time_share": ratio(time["device"] - time["total"], time["device"]),
+            "counter_note": "; ".join(
+                found for found in (requests["notes"].get(tenant), time["notes"].get(tenant),
+                                    wait_notes.get(tenant)) if found) or None,
         }
         for tenant in tenants
     }
 
 
 def per_request_waits(path: Path, samples: list[Sample], tenants: list[str],
-                      requests: dict[str, Any]) -> dict[str, dict[str, float | None]]:
-    """Mean scheduler wait per request (ms) of each tenant's own, its jbd2's and the shared
-    jbd2's requests; None throughout for runs sampled before the wait was."""
+                      requests: dict[str, Any]) -> tuple[dict[str, dict[str, float | None]],
+                                                         dict[str, str]]:
+    """(mean scheduler wait per request (ms) of each tenant's own, its jbd2's and the shared
+    jbd2's requests, None throughout for runs sampled before the wait was; the notes of
+    tolerance.settle)."""
     if not all(sample.wait_ns is not None for sample in samples):
-        return {tenant: dict.fromkeys(WAIT_COLUMNS) for tenant in tenants}
-    wait = sums(path, samples, tenants, CURRENCIES["wait"])
+        return {tenant: dict.fromkeys(WAIT_COLUMNS) for tenant in tenants}, {}
+    wait = sums(path, samples, tenants, CURRENCIES["wait"], "scheduler wait", " ns")
     return {tenant: {
         "own_wait_ms": ratio(wait["own"][tenant] / MS, requests["own"][tenant]),
         "jbd2_wait_ms": ratio(wait["jbd2"][tenant] / MS, requests["jbd2"][tenant]),
         "shared_jbd2_wait_ms": ratio(wait["shared"] / MS, requests["shared"]),
-    } for tenant in tenants}
+    } for tenant in tenants}, wait["notes"]
 
 
 def sample_columns(samples: list[Sample]) -> list[dict[str, Any]]:

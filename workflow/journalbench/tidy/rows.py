@@ -27,7 +27,7 @@ from journalbench.formats import ParseError, problem
 from journalbench.formats.fsync import fsync_file, parse_fsync
 from journalbench.formats.guest import guest_file, parse_guest
 from journalbench.formats.samples import Sample, parse_samples
-from journalbench.tidy import currencies
+from journalbench.tidy import currencies, tolerance
 from journalbench.tidy.currencies import same_cgroup
 from journalbench.tidy.parse import TOOLS, metrics
 from journalbench.vocabulary import (
@@ -72,7 +72,7 @@ SHARE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("jbd2_time_share", "float64"), ("shared_jbd2_time_share", "float64"),
     ("achieved_time_share", "float64"), ("other_time_share", "float64"),
     ("own_wait_ms", "float64"), ("jbd2_wait_ms", "float64"), ("shared_jbd2_wait_ms", "float64"),
-    ("journal_bytes", "int64"), ("journal_wraps", "float64"),
+    ("journal_bytes", "int64"), ("journal_wraps", "float64"), ("counter_note", "string"),
 )
 GUEST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("vcpu_busy_mean", "float64"), ("vcpu_saturated_share", "float64"), ("cpu_bound", "int64"),
@@ -426,9 +426,8 @@ def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict
     for tenant in tenants:
         if seconds[tenant] == 0:
             raise problem(path, f"no samples of tenant {tenant!r}")
-        if own[tenant] < 0:
-            raise problem(path, f"tenant {tenant!r}: jbd2 bytes in its cgroup exceed the "
-                                f"cgroup's own bytes ({own[tenant]} left): inconsistent samples")
+    notes = tolerance.settle(path, own, "bytes",
+                             tolerance.one_interval(samples, lambda sample: sample.bytes), " B")
     total = sum(own.values()) + sum(jbd2.values()) + shared
     charged = sum(cgroup.values())
     if total == 0 or charged == 0:
@@ -446,6 +445,7 @@ def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict
             # what the journal of the tenant's file system wrote: its own jbd2's, or the one
             # shared journal's (on either arm the other is 0)
             "journal_bytes": jbd2[tenant] + shared,
+            "counter_note": notes.get(tenant),
         }
         for tenant in tenants
     }
@@ -569,6 +569,9 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
             "warmup_s": window.warmup_of(spec),
             "window_start_s": run.span[0], "window_end_s": run.span[1],
             **tool, **shares[name], **more_shares[name], **guest_columns(run, name), **host,
+            "counter_note": "; ".join(note for note in (shares[name]["counter_note"],
+                                                        more_shares[name].get("counter_note"))
+                                      if note) or None,
         })
         runs[-1]["cpu_bound"] = cpu_bound(runs[-1], saturated)
         runs[-1]["journal_wraps"] = journal_wraps(facts, name, shares[name]["journal_bytes"],

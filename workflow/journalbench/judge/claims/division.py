@@ -202,7 +202,7 @@ def validation_runs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFra
     if not needed <= set(runs.columns) or not {"campaign", "run_id", "claims"} <= set(
             experiments.columns):  # a table without them (made by hand) has no pairs
         return pd.DataFrame(columns=columns)
-    free = experiments[[not len(c) for c in experiments["claims"]]]
+    free = experiments[experiments["claims"].map(len).eq(0)]  # a list [] would pick columns
     rows = runs[runs["n_tenants"].eq(2)
                 & runs.set_index(["campaign", "run_id"]).index.isin(
                     free.set_index(["campaign", "run_id"]).index)]
