@@ -169,21 +169,24 @@ def test_the_caveat_names_the_runs_the_parts_not_measured_and_what_the_weights_d
     claims, checks = tables["a"]
     plain = claim_model.build(tables, everything).of("C4")
     assert plain.caveat == "2 runs; 1/2 parts not measured: no runs here"
-    divided = claims.assign(division=(
-        "iocost measured on a: divided nothing: the 80% reader of two equal random readers got "
-        "0.50 [0.50, 0.50] of their bytes (passes at 0.65; 3 runs); what it divides at equal "
-        "weights: random readers: not measured; sequential readers: not measured"))
+    divided = claims.assign(division_short="iocost divided nothing (80/20 readers 0.50)",
+                            division_word="nothing")
     model = claim_model.build({"a": (divided, checks)}, everything,
                               seconds={("a", "r00a"): 60.0, ("a", "r00b"): 60.0})
     assert model.of("C4").caveat == (
         "2 runs (2 min); 1/2 parts not measured: no runs here; iocost divided nothing (80/20 "
-        "readers: 0.50 [0.50, 0.50])")
-    assert claim_model.division_caveat(
-        "bfq: not measured here; by its documented mechanism its weights divide sectors of "
-        "service") == "bfq's division not measured here"
-    assert claim_model.division_caveat(  # divided as measured: the page says how, no caveat
-        "bfq measured on w: divides: the 80% reader of two equal random readers got 0.66 "
-        "[0.60, 0.73] of their bytes") == ""
+        "readers 0.50)")
+    from journalbench.judge.claims import division
+
+    even, lopsided = division.Mean(0.5, 0.45, 0.55, 3), division.Mean(0.9, 0.85, 0.95, 3)
+    heavy = division.Mean(0.76, 0.66, 0.86, 3)
+    assert division.Division("bfq", "w", heavy, 0.8).short() == (
+        "bfq divides (80/20 readers 0.76); time or bytes not measured")
+    assert division.Division("bfq", "w", heavy, 0.8, (
+        division.Sizes("random", "128 KiB against 8 KiB", even, lopsided),)).short() == (
+        "bfq divides (80/20 readers 0.76); at equal weights random readers: time, sequential "
+        "readers: not measured")
+    assert division.not_measured_short("bfq") == "bfq's division not measured here"
 
 
 def test_what_ours_measures_is_said_from_the_check() -> None:

@@ -27,6 +27,7 @@ import pandas as pd
 from journalbench.judge.claims import headline as closest_testbed
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
 from journalbench.judge.claims.checks import DIFFERENCE, LEVEL, PAIRED, RATIO, SHARE, TREND
+from journalbench.judge.claims.division import NONE_WORD
 from journalbench.judge.claims.mechanisms import WEIGHTS
 from journalbench.judge.claims.verdicts import (
     CONTRADICTED,
@@ -43,6 +44,7 @@ from journalbench.judge.claims.verdicts import (
     REPRODUCED,
     UNTESTABLE,
     factor_names,
+    tag,
     unit_of,
 )
 from journalbench.report.outputs import FIGURE, Output
@@ -111,6 +113,8 @@ class Testbed:
     left_out: int = 0
     missing: str = ""  # its parts not measured there
     division: str = ""  # what its controller divided, where the claim depends on the weights
+    division_short: str = ""  # that in a few words
+    division_word: str = ""  # that in a word or two (the headline's factors: "weights (time)")
     figures: tuple[Output, ...] = ()  # its campaign's figures and tables of the claim
     plot: str = ""  # its checks drawn (figures/checks/<name>.svg), "" with none measured
     factor_names: tuple[str, ...] = ()  # the factors it differs in (the claims' `factors`)
@@ -142,7 +146,9 @@ class Testbed:
         if self.kind == LIKE:
             return "none"
         if self.kind == DIFFERS:
-            return self.row.differs
+            return ", ".join(f"{name} ({self.division_word})"
+                             if name == WEIGHTS and self.division_word else tag(name)
+                             for name in self.factor_names)
         return "—"
 
     @property
@@ -166,11 +172,12 @@ class Testbed:
     def notes(self, claim: str) -> list[str]:
         """What else to keep in mind reading its verdict on `claim`: its parts not measured
         and, where the claim depends on the weights, a controller that divided nothing or
-        whose division was not measured (division_caveat; the page has the whole
-        measurement)."""
+        whose division was not measured, in a few words (the judge's `division_short`; the
+        page has the whole measurement)."""
         said = [self.missing] if self.missing else []
-        if WEIGHTS in CLAIMS[claim].scope and (note := division_caveat(self.division)):
-            said.append(note)
+        if (WEIGHTS in CLAIMS[claim].scope and self.division_word == NONE_WORD
+                and self.division_short):
+            said.append(self.division_short)
         return said
 
     def caveat(self, claim: str) -> str:
@@ -336,6 +343,8 @@ class Model:
     claims: list[ClaimModel]
     main: list[str]
     labels: dict[tuple, str]  # a family's FAMILY values -> its testbed label
+    # (claim, headline before the latest rules, now) of each headline those rules moved
+    moved: list[tuple[str, str, str]] = field(default_factory=list)
 
     def of(self, claim: str) -> ClaimModel:
         return next(c for c in self.claims if c.claim == claim)
@@ -379,6 +388,8 @@ def build(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
                 offered=offer == "all" or claim in offer, runs=runs, seconds=window,
                 starved=starved, left_out=left, missing=missing_text(mine),
                 division=division_text(record),
+                division_short=division_text(record, "division_short"),
+                division_word=division_text(record, "division_word"),
                 factor_names=tuple(factor_names(record.get("factors"))))
         beds = with_figures(beds, order, outputs, claim)
         head = beds.get(order[0]) if order else None
@@ -394,30 +405,13 @@ def build(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
             columns={name: beds[name].symbol if name in beds and beds[name].verdict != NOT_RUN
                      else NO_RUNS for name in main},
             outputs=tuple(o for o in outputs if claim in o.claims and o.name not in shown)))
-    return Model(found, main, labels)
+    return Model(found, main, labels, closest_testbed.moves(claims, checks, eligible, seconds))
 
 
-NOT_MEASURED = re.compile(r"^(?P<control>[\w-]+): not measured here")
-NOTHING = re.compile(r"^(?P<control>[\w-]+) measured on (?P<on>[\w-]+): divided nothing: "
-                     r".*?got (?P<share>[\d.]+ \[[\d., ]+\])")
-
-
-def division_caveat(division: str) -> str:
-    """A testbed's measured division (the claims table's `division`, judge/claims/division.py)
-    as a caveat, where it is one: "iocost divided nothing (80/20 readers: 0.50 [0.50, 0.50])",
-    "bfq's division not measured here"; "" where the weights were measured to divide (the
-    claim page says how)."""
-    if match := NOTHING.match(division):
-        return f"{match['control']} divided nothing (80/20 readers: {match['share']})"
-    if match := NOT_MEASURED.match(division):
-        return f"{match['control']}'s division not measured here"
-    return ""
-
-
-def division_text(record: Mapping[str, Any]) -> str:
+def division_text(record: Mapping[str, Any], column: str = "division") -> str:
     """The family's measured division of the disk by its weights (the claims table's
-    `division`, where the judge writes one)."""
-    value = record.get("division")
+    `division`, where the judge writes one; `division_short`: in a few words, a caveat's)."""
+    value = record.get(column)
     return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 

@@ -609,6 +609,14 @@ def findings(dependence: pd.DataFrame, verdicts: pd.DataFrame | None = None,
     return said
 
 
+def threshold(weight_share: float) -> float:
+    """Where weights divide at all: halfway from an even split to the weight's share (the
+    judge's rule, judge/claims/division.py)."""
+    from journalbench.judge.claims.division import Division
+
+    return Division("", "", weight_share=float(weight_share)).threshold
+
+
 def division_findings(divided: pd.DataFrame | None) -> list[str]:
     """What each testbed's weights divide, from its validation pairs (division_table)."""
     if divided is None or divided.empty:
@@ -620,6 +628,8 @@ def division_findings(divided: pd.DataFrame | None) -> list[str]:
                     "random readers got "
                     + "; ".join(f"{r['testbed']} "
                                 f"{interval_text(r['effect'], r['low'], r['high'], 'level')}"
+                                + ("" if r["effect"] >= threshold(r["weight_share"])
+                                   else " (divided nothing)")
                                 for _, r in at_all.iterrows())
                     + " of their bytes (they divide at all from 0.65).")
     sizes = divided[divided["pair"] == "sizes"]

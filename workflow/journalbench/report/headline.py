@@ -12,6 +12,7 @@ README's block between its markers is rewritten after `make reproduce` by
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ import pandas as pd
 
 from journalbench.judge.claims import headline as closest_testbed
 from journalbench.judge.claims.catalog import THESIS_CLAIMS
+from journalbench.judge.claims.rules import LATEST
 from journalbench.judge.claims.verdicts import FAMILY, LIKE, qualified
 from journalbench.report.claim_model import (
     ClaimModel,
@@ -33,6 +35,7 @@ from journalbench.report.markers import Markers
 from journalbench.report.summary import SHOWN_VERDICTS, Links, claim_names, count
 
 MARKERS = Markers("summary", "the summary")
+DIVIDED = re.compile(r"readers got (?P<share>[\d.]+) \[")  # judge/claims/division.py's text
 START, END = MARKERS.start, MARKERS.end
 CHANGES = "claims.md#changes-to-the-rules"  # the ledger's list, beside results/summary.md
 
@@ -91,22 +94,35 @@ def net_changes(found: Sequence[ClaimModel]) -> tuple[list[str], list[str]]:
     return verdicts, testbeds
 
 
-def short_disclosure(found: Sequence[ClaimModel], baseline: str, link: str) -> str:
-    """disclosure() in fewer words: the claims named, not their changes (the README's)."""
+def latest_moves(moved: Sequence[tuple[str, str, str]], link: str, short: bool) -> str:
+    """The headlines the latest rules moved (judge/claims/headline.moves), named (`short`)
+    or each old -> new, with the ledger's list."""
+    if not moved:
+        return f" The rules of {LATEST} moved no headline."
+    if short:
+        return (f" The rules of {LATEST} moved {len(moved)} headlines "
+                f"({', '.join(c for c, _, _ in moved)}): "
+                f"[old -> new]({link.split('#')[0]}#headlines-the-rules-of-{LATEST}-moved).")
+    return (f" The rules of {LATEST} (weights judged by what they measurably divided) moved "
+            f"{len(moved)} headlines: " + "; ".join(f"{c}: {old} -> {new}"
+                                                     for c, old, new in moved) + ".")
+
+
+def short_disclosure(found: Sequence[ClaimModel], baseline: str, link: str,
+                     moved: Sequence[tuple[str, str, str]] = ()) -> str:
+    """disclosure() in fewer words: the claims named, not their changes, and the closest-
+    testbed rule's moves left to the ledger's list (the README's)."""
     verdicts, testbeds = net_changes(found)
-    moved = [line.claim for line in found if line.campaign and line.campaign != baseline]
     said = (f"Rules dated after the data were seen changed {len(verdicts)} of these verdicts"
             + (f" ({', '.join(i.split(':')[0] for i in verdicts)})" if verdicts else "")
             + (f" and only the testbed of {len(testbeds)} more "
                f"({', '.join(i.split(':')[0] for i in testbeds)})" if testbeds else "")
             + f": [the list, old -> new]({link}) (built).")
-    if moved:
-        said += (f" Since 2026-11-27 each verdict comes from its closest testbed, not all from "
-                 f"{baseline}: {len(moved)} moved ({', '.join(moved)}).")
-    return said
+    return said + latest_moves(moved, link, short=True)
 
 
-def disclosure(found: Sequence[ClaimModel], baseline: str, link: str) -> str:
+def disclosure(found: Sequence[ClaimModel], baseline: str, link: str,
+               moved: Sequence[tuple[str, str, str]] = ()) -> str:
     """How many headline verdicts rules dated after the data changed, each old -> new, with the
     list's link, and which come from another campaign than the baseline (where every headline
     came from before 2026-11-27)."""
@@ -117,18 +133,18 @@ def disclosure(found: Sequence[ClaimModel], baseline: str, link: str) -> str:
             + (f", and only the testbed qualifier of {len(testbeds)} more "
                f"({'; '.join(testbeds)})" if testbeds else "")
             + f": every change, rule by rule, old -> new, in [the ledger]({link}).")
-    moved = []
+    away = []
     for line in found:
         if not line.campaign or line.campaign == baseline:
             continue
         before = [t.verdict for t in line.others if t.campaign == baseline]
-        moved.append(f"{line.claim}: {before[0] if len(before) == 1 else 'not run'} on "
-                     f"{baseline} -> {line.verdict} on {line.testbed}")
-    if moved:
+        away.append(f"{line.claim}: {before[0] if len(before) == 1 else 'not run'} on "
+                    f"{baseline} -> {line.verdict} on {line.testbed}")
+    if away:
         said += (" Since 2026-11-27 each claim's verdict comes from its closest testbed; "
-                 f"before, every claim's came from {baseline}, and {len(moved)} now come from "
-                 f"another ({'; '.join(moved)}).")
-    return said
+                 f"before, every claim's came from {baseline}, and {len(away)} now come from "
+                 f"another ({'; '.join(away)}).")
+    return said + latest_moves(moved, link, short=False)
 
 
 def others_text(line: ClaimModel, names: Iterable[str] | None = None, most: int = 3) -> str:
@@ -217,7 +233,25 @@ def short_legend(judged: Tables, found: Sequence[ClaimModel], main: Sequence[str
             alike.setdefault("; ".join(sorted(described[campaign])), []).append(campaign)
     parts = [f"{', '.join(named)}: {said}" for said, named in alike.items()]
     text = ("Testbeds: " + "; ".join(parts) + "; vN/x: cgroup version N, I/O control x.")
-    return text + others_legend(campaigns, found, main)
+    return text + weights_legend(claims, main) + others_legend(campaigns, found, main)
+
+
+def weights_legend(claims: pd.DataFrame, main: Sequence[str]) -> str:
+    """What each main testbed's weights divide, measured (judge/claims/division.py): its 80/20
+    readers' share and the word "weights (...)" carries in the table."""
+    if "division_word" not in claims:
+        return ""
+    said = {}
+    for row in claims.drop_duplicates(FAMILY).to_dict("records"):
+        name = closest_testbed.label(row, claims)
+        if name in main and isinstance(row.get("division"), str):
+            share = DIVIDED.search(row["division"])
+            said[name] = (f"{share['share']}, {row['division_word']}" if share
+                          else str(row["division_word"]))
+    if not said:
+        return ""
+    return (" Weights measured (80/20 readers' heavier share; what they divide): "
+            + "; ".join(f"{name} {said[name]}" for name in main if name in said) + ".")
 
 
 HOW_TO_READ = (
@@ -254,7 +288,7 @@ def context(model: Model, judged: Tables, baseline: str, links: Links,
         "model": model, "links": links, "how": HOW_TO_READ, "tally": tally(found, short),
         "runs": runs,
         "disclosure": (short_disclosure if short else disclosure)(found, baseline,
-                                                                   changes_link),
+                                                                   changes_link, model.moved),
         # the README's glossary gives each symbol with its verdict
         "symbols": ("symbols as in the glossary; bold: the headline testbed" if short
                     else symbol_legend()),

@@ -51,6 +51,7 @@ from journalbench.judge.claims.margins import SHARE_MARGIN
 TIME, BYTES, INDISTINCT, NEITHER, NONE = "time", "bytes", "indistinct", "neither", "none"
 MIXED = "mixed"  # the patterns' pairs disagree
 NOT_MEASURED = "not measured"
+UNMEASURED, NONE_WORD = "unmeasured", "nothing"  # Division.word's
 PATTERNS = {"randread": "random", "read": "sequential"}  # fio's rw -> the readers' pattern
 # the testbed a validation run measures: a family of another campaign on the same testbed
 TESTBED = ("host", "device_profile", "cgroup_version", "bfq", "io_control")
@@ -159,6 +160,40 @@ class Division:
                  for p in PATTERNS.values()]
         return "what it divides at equal weights: " + "; ".join(parts)
 
+    def word(self) -> str:
+        """What the weights divide in a word or two, as the headline's factors name it:
+        "nothing", "time", "not time" (measured otherwise), "time untested" (they divide,
+        time or bytes not measured), "unmeasured" (no 80/20 readers)."""
+        if self.heavy is None:
+            return UNMEASURED
+        if self.divides is False:
+            return NONE_WORD
+        if self.divides_time:
+            return TIME
+        return "not time" if self.sizes else "time untested"
+
+    def compact(self) -> str:
+        """The 80/20 readers' share and the word: "0.66, not time"."""
+        if self.heavy is None:
+            return UNMEASURED
+        return f"{self.heavy.value:.2f}, {self.word()}"
+
+    def short(self) -> str:
+        """A few words for a table's caveat: "iocost divided nothing (80/20 readers 0.50)",
+        "bfq divides (80/20 readers 0.76); time or bytes not measured"."""
+        if self.heavy is None:
+            return f"{self.control}'s 80/20 readers not measured"
+        readers = f"80/20 readers {self.heavy.value:.2f}"
+        if self.divides is False:
+            return f"{self.control} divided nothing ({readers})"
+        if self.divides_time:
+            return f"{self.control} divides device time ({readers})"
+        found = {pair.pattern: pair.kind for pair in self.sizes}
+        if not found:
+            return f"{self.control} divides ({readers}); time or bytes not measured"
+        return f"{self.control} divides ({readers}); at equal weights " + ", ".join(
+            f"{p} readers: {found.get(p, NOT_MEASURED)}" for p in PATTERNS.values())
+
     def describe(self) -> str:
         """One line: the controller, what it was measured to divide, with the numbers."""
         return f"{self.control} measured on {self.source}: {self.at_all_text()}; " \
@@ -169,6 +204,11 @@ def documented(control: str) -> str:
     """What a controller's documentation says its weights divide (its module's DIVIDES)."""
     found = IO_CONTROLS.get(control)
     return found.DIVIDES if found is not None else "an unknown quantity"
+
+
+def not_measured_short(control: str) -> str:
+    """not_measured in a few words."""
+    return f"{control}'s division not measured here"
 
 
 def past_budget(control: str) -> bool:

@@ -691,10 +691,15 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                   if division.past_budget(str(labels["io_control"])) else None)
         claim_table, check_table = family_verdicts(family, experiments, mine, regime,
                                                    measured, record)
+        control = str(labels["io_control"])
         weights = (measured.describe() if measured is not None
-                   else division.not_measured(str(labels["io_control"])))
+                   else division.not_measured(control))
+        short = (measured.short() if measured is not None
+                 else division.not_measured_short(control))
+        word = measured.word() if measured is not None else division.UNMEASURED
         claims.append(claim_table.assign(**labels, **family_facts(family),
-                                         **pool_facts(family), division=weights))
+                                         **pool_facts(family), division=weights,
+                                         division_short=short, division_word=word))
         checks.append(check_table.assign(**labels))
     if not claims:
         raise ValueError("no runs: nothing to judge")
