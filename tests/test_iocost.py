@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from journalbench import vocabulary
 from journalbench.agent import registry
 from journalbench.agent.cgroups import V1Blkio, V2Io
-from journalbench.agent.iocontrol import costmodel, iocost
+from journalbench.agent.iocontrol import costmodel, interleaved, iocost
 from journalbench.agent.iocontrol.iocost import IoCost
 from journalbench.errors import AgentError
 
@@ -158,3 +159,120 @@ def test_io_stat_gives_iocost_statistics_and_the_sampler_their_intervals() -> No
     assert cost_fields(later, parse_cost(root, "254:0")) == {
         "cost_usage_us": 800, "cost_wait_us": 500, "cost_vrate_pct": 60.0}
     assert cost_fields({}, {}) == {}
+
+
+# -- the second QoS procedure: the model of two interleaved streams, at a fixed rate ----------
+
+def stream_jobs(rates: dict[str, tuple[int, int]]) -> dict[str, dict]:
+    """fio's jobs as it reports them: per coefficient, each stream's bytes per second."""
+    jobs = {}
+    for key, pair in rates.items():
+        side = "read" if key.startswith("r") else "write"
+        for stream, rate in zip(interleaved.STREAMS, pair, strict=True):
+            jobs[f"{key}-{stream}"] = {"read": {"bw_bytes": 0}, "write": {"bw_bytes": 0},
+                                       side: {"bw_bytes": rate}}
+    return jobs
+
+
+def test_the_interleaved_procedure_runs_two_synchronous_streams_per_coefficient() -> None:
+    """Six coefficients one after the other (--stonewall on each pair's first stream), each
+    as two depth-1 streams at once, one in each half of the device."""
+    class Device:
+        path = "/dev/vdz"
+
+    args = interleaved.fio_args(Device(), 3)  # type: ignore[arg-type]
+    assert args.count("--stonewall") == 6 and args.count("--filename=/dev/vdz") == 12
+    assert args.count("--iodepth=1") == 12 and "--iodepth=64" not in args
+    names = [a.removeprefix("--name=") for a in args if a.startswith("--name=")]
+    assert names == [f"{key}-{s}" for key in costmodel.KEYS for s in ("a", "b")]
+    assert args.count("--offset=0") == 6 and args.count("--offset=50%") == 6
+    assert args.count("--size=50%") == 12 and "--bs=1048576" in args and "--bs=4096" in args
+    first = args[:args.index("--name=rbps-b")]
+    assert "--stonewall" in first and "--stonewall" not in args[
+        args.index("--name=rbps-b"):args.index("--name=rseqiops-a")]
+
+
+def test_each_coefficient_is_the_sum_of_its_two_streams() -> None:
+    rates = {"rbps": (20_000_000, 22_000_000), "rseqiops": (160_000, 168_000),
+             "rrandiops": (150_000, 154_000), "wbps": (21_000_000, 19_000_000),
+             "wseqiops": (164_000, 160_000), "wrandiops": (152_000, 148_000)}
+    model = interleaved.model_of(stream_jobs(rates))
+    assert model == {"rbps": 42_000_000, "rseqiops": 80, "rrandiops": 74, "wbps": 40_000_000,
+                     "wseqiops": 79, "wrandiops": 73}
+    jobs = stream_jobs(rates)
+    del jobs["wseqiops-b"]
+    with pytest.raises(AgentError, match=r"interleaved-model-fixed-vrate-v1\): fio reported "
+                                         r"no wseqiops stream pair"):
+        interleaved.model_of(jobs)
+    with pytest.raises(AgentError, match="fio measured no rbps"):
+        interleaved.model_of(stream_jobs({**rates, "rbps": (0, 0)}))
+
+
+def test_the_interleaved_qos_fixes_vrate_and_lets_no_latency_move_it() -> None:
+    """min = max = 100% and percentiles 0 (resctl-bench's isolation solutions' shape);
+    rlat = wlat = 50 ms only set iocost's period (2 x 50 ms); whatever the calibration."""
+    qos = interleaved.qos_of({"model": MODEL})
+    assert qos == {"rpct": 0, "rlat": 50000, "wpct": 0, "wlat": 50000, "min": 100, "max": 100}
+    assert costmodel.qos_line("254:0", qos) == (
+        "254:0 enable=1 ctrl=user rpct=0 rlat=50000 wpct=0 wlat=50000 min=100 max=100")
+    qos["min"] = 1
+    assert interleaved.qos_of({})["min"] == 100  # a copy: the procedure's rule stays
+    assert "vrate fixed at 100%" in interleaved.QOS_RULE and "100 ms" in interleaved.QOS_RULE
+
+
+def test_a_run_names_its_procedure_and_the_record_keeps_it(tmp_path: Path) -> None:
+    """The spec's iocost_qos picks the procedure (the default without it; an unknown one fails
+    in one line); the record names the procedure and its rule; a procedure on a BFQ run is
+    refused naming the field."""
+    assert list(iocost.PROCEDURES) == list(vocabulary.IOCOST_QOS)
+    assert IoCost.tunables({}, {}) == {"procedure": vocabulary.IOCOST_KNEE}
+    assert IoCost.tunables({}, {"iocost_qos": vocabulary.IOCOST_INTERLEAVED}) == {
+        "procedure": vocabulary.IOCOST_INTERLEAVED}
+    with pytest.raises(AgentError, match=r"^run spec field iocost_qos: unknown QoS procedure "
+                                         r"'latency-v9'; this agent has knee-of-p95"):
+        IoCost.tunables({}, {"iocost_qos": "latency-v9"})
+    (tmp_path / "io.cost.qos").write_text("")
+    control = IoCost(V2Io(tmp_path))
+    control.procedure = iocost.PROCEDURES[vocabulary.IOCOST_INTERLEAVED]
+    control.calibration = {"model": MODEL, "procedure": vocabulary.IOCOST_INTERLEAVED}
+    control.qos = control.procedure.qos_of(control.calibration)
+    facts = control.record({}, "spec")["io_control"]["iocost"]
+    assert facts["procedure"] == vocabulary.IOCOST_INTERLEAVED
+    assert facts["qos_rule"] == interleaved.QOS_RULE and facts["qos_set"]["max"] == 100
+    spec = {"arm": "shared-journal", "iocost_qos": vocabulary.IOCOST_INTERLEAVED}
+    with pytest.raises(AgentError, match=r"^spec.json: field iocost_qos: an iocost QoS "
+                                         r"procedure, but the run's weights are enforced by "
+                                         r"bfq$"):
+        registry.io_control_class(spec, {"name": "h"}, "spec.json")
+    assert registry.io_control_class({**spec, "io_control": "iocost"}, {"name": "h"}) is IoCost
+
+
+@pytest.mark.root
+def test_the_interleaved_model_is_measured_on_a_real_device(tmp_path: Path) -> None:
+    """On a loop device (direct I/O) with real fio: every coefficient's two streams both did
+    I/O at once, the model is their sum, and the queue's elevator and merges are back as they
+    were afterwards."""
+    import subprocess
+
+    from journalbench.agent.disk import Device
+
+    image = tmp_path / "disk.img"
+    with image.open("wb") as handle:
+        handle.truncate(256 << 20)
+    path = subprocess.run(["losetup", "--direct-io=on", "-f", "--show", str(image)],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    try:
+        device = Device(path=path, kind="image", named=str(image))
+        queue = device.sysfs / "queue"
+        before = ((queue / "scheduler").read_text(), (queue / "nomerges").read_text())
+        found = interleaved.measure(device, seconds=1)
+        assert ((queue / "scheduler").read_text(), (queue / "nomerges").read_text()) == before
+    finally:
+        subprocess.run(["losetup", "-d", path], check=True)
+    assert found["procedure"] == vocabulary.IOCOST_INTERLEAVED
+    for key in costmodel.KEYS:
+        streams = found["streams"][key]
+        assert set(streams) == {f"{key}-a", f"{key}-b"} and min(streams.values()) > 0, key
+        total = sum(streams.values())
+        assert found["model"][key] == (total if key.endswith("bps")
+                                       else round(total / costmodel.IOPS_BS)), key

@@ -35,6 +35,14 @@ IO_CONTROLS = (BFQ, IOCOST)
 # What a run that names none gets, and what every run made before the field existed used:
 # leaving it out of a spec keeps the run ids of existing specs.
 DEFAULT_IO_CONTROL = BFQ
+# iocost's QoS procedures (agent/iocontrol/: costmodel.py the knee, interleaved.py the model of
+# two interleaved streams at a fixed rate), each a named, versioned rule fixed before its first
+# run. The knee is what a run that names none gets, and what every iocost run made before the
+# field existed used (or preceded): left out of a spec, the run ids of existing specs stay.
+IOCOST_KNEE = "knee-of-p95-latency-against-load-v1"
+IOCOST_INTERLEAVED = "interleaved-model-fixed-vrate-v1"
+IOCOST_QOS = (IOCOST_KNEE, IOCOST_INTERLEAVED)
+DEFAULT_IOCOST_QOS = IOCOST_KNEE
 
 # -- what a container tenant's file system sits on (host.json layout, tidy's container_volume) ----
 # the test device itself (one ext4 for every tenant), a partition of it each (blocks fixed when

@@ -90,11 +90,15 @@ def io_control_class(spec: dict[str, Any], host: dict[str, Any],
     for the spec) and the field."""
     name, chosen_by = io_control_choice(spec, host)
     try:
-        return IO_CONTROLS[name]
+        found = IO_CONTROLS[name]
     except KeyError:
         where = source if chosen_by == "spec" else host.get("_file", f"host {host['name']}")
         raise AgentError(f"{where}: field io_control: unknown I/O control {name!r}; this agent "
                          f"has {', '.join(IO_CONTROLS)}") from None
+    if spec.get("iocost_qos") is not None and name != vocabulary.IOCOST:
+        raise AgentError(f"{source}: field iocost_qos: an iocost QoS procedure, but the run's "
+                         f"weights are enforced by {name}")
+    return found
 
 
 def io_control_on(cls: type[IoControl], backend: Backend) -> IoControl:

@@ -254,8 +254,9 @@ def setup_and_run(spec: dict[str, Any], host: dict[str, Any], out: Path, started
     control = arm.context.io_control
     profile = profile_for(host, spec, root)
     device = profile.attach()
-    control.calibrate(host, profile, device, root)
-    tunables = control.prepare(device, control.tunables(host, spec))
+    wanted = control.tunables(host, spec)
+    control.calibrate(host, profile, device, root, wanted)
+    tunables = control.prepare(device, wanted)
     io_fields = control.record(tunables, io_control_choice(spec, host)[1])
     calibration = calibrate.check(host, profile, device, root / "mnt" / "calibrate")
     fsync = calibration["probe"]["fdatasync_4k_ms"]

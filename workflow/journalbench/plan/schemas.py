@@ -28,12 +28,13 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 def recorded_run_schema() -> dict[str, Any]:
-    """The spec.json of a run already made: a run spec whose arm, tool and I/O control may be
-    ones this version's agent cannot run (an older or newer agent made it); its data is still
-    data."""
+    """The spec.json of a run already made: a run spec whose arm, tool, I/O control and iocost
+    QoS procedure may be ones this version's agent cannot run (an older or newer agent made
+    it); its data is still data."""
     schema = copy.deepcopy(load_schema("run-spec"))
     schema["properties"]["arm"] = {"type": "string", "minLength": 1}
     schema["properties"]["io_control"] = {"type": "string", "minLength": 1}
+    schema["properties"]["iocost_qos"] = {"type": "string", "minLength": 1}
     schema["$defs"]["workload"]["properties"]["tool"] = {"type": "string", "minLength": 1}
     return schema
 

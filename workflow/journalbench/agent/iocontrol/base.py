@@ -60,9 +60,10 @@ class IoControl:
     # -- the device ----------------------------------------------------------------------------
 
     def calibrate(self, host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
-                  state_root: Path) -> None:
+                  state_root: Path, tunables: dict[str, Any]) -> None:
         """Before `prepare`, on the freshly attached device: measure what the control needs
-        to know of it (once per host and device profile, cached), if anything."""
+        to know of it under the run's `tunables` (once per host and device profile, cached),
+        if anything."""
 
     def prepare(self, device: disk.Device, tunables: dict[str, Any]) -> dict[str, str]:
         """Make the device enforce weights this way, afresh (nothing an earlier run set

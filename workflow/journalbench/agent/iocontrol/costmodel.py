@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from journalbench import vocabulary
 from journalbench.agent import disk, provenance
 from journalbench.agent.devices import calibrate
 from journalbench.agent.devices.base import DeviceProfile
@@ -51,7 +53,7 @@ KEYS = tuple(key for key, *_ in JOBS)
 # requests queue and the device is saturated), as resctl-bench reads a device's behaviour
 # from its latency under rising load. 95% of requests within it (rpct, wpct); vrate 1-100%
 # of the model (the kernel's own floor; never past what the model measured).
-PROCEDURE = "knee-of-p95-latency-against-load-v1"
+PROCEDURE = vocabulary.IOCOST_KNEE
 SWEEP = (0.10, 0.25, 0.50, 0.75, 0.90, 1.00)  # shares of the model's random 4 KiB rate
 SWEEP_S = 4  # per load
 SWEEP_DEPTH = 16
@@ -179,21 +181,36 @@ def measure(device: disk.Device, seconds: int = SECONDS,
             "load": provenance.load_between(before, provenance.load())}
 
 
-def cache_path(host: dict[str, Any], profile: DeviceProfile) -> Path:
+@dataclass(frozen=True)
+class Procedure:
+    """A named, versioned QoS procedure: what it measures of the device (`measure`: a
+    calibration with the model's six coefficients under "model") and the QoS it derives from
+    that calibration (`qos_of`), with its rule in words (recorded with every run)."""
+    name: str
+    rule: str
+    measure: Callable[[disk.Device], dict[str, Any]]
+    qos_of: Callable[[dict[str, Any]], dict[str, int]]
+
+
+KNEE_QOS = Procedure(PROCEDURE, QOS_RULE, measure, qos_of)
+
+
+def cache_path(host: dict[str, Any], profile: DeviceProfile, name: str = PROCEDURE) -> Path:
     """Beside the device reference, under the same key and the procedure's name."""
     reference = calibrate.reference_path(host, profile)
-    return reference.with_name(f"{reference.stem}-iocost-{PROCEDURE}.json")
+    return reference.with_name(f"{reference.stem}-iocost-{name}.json")
 
 
-def reference(host: dict[str, Any], profile: DeviceProfile,
-              device: disk.Device) -> dict[str, Any]:
-    """The cached model of this host, profile and parameters, measured when missing."""
-    path = cache_path(host, profile)
+def reference(host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
+              procedure: Procedure = KNEE_QOS) -> dict[str, Any]:
+    """The procedure's cached calibration of this host, profile and parameters, measured
+    when missing."""
+    path = cache_path(host, profile, procedure.name)
     if path.is_file():
         return {**json.loads(path.read_text()), "file": str(path)}
-    log.info("calibrating iocost's model of device profile %s (once per host and parameters)",
-             profile.NAME)
-    measured = measure(device)
+    log.info("calibrating iocost's model of device profile %s by %s (once per host and "
+             "parameters)", profile.NAME, procedure.name)
+    measured = procedure.measure(device)
     if measured["load"]["busy_share"] > calibrate.BUSY_LIMIT:
         log.warning("iocost model of %s measured while the machine was %.0f%% busy: used for "
                     "this run only, not kept", profile.NAME,

@@ -1,10 +1,12 @@
 """iocost: the kernel's cost-model proportional controller (cgroup v2 only). Each I/O is
-charged its modelled device time (`io.cost.model`, a linear model measured on the test device:
-costmodel.py), the device's capacity is what the model says scaled by a rate the kernel tunes
-to a QoS derived from the device's latency against load (`io.cost.qos`, costmodel.qos_of, by
-the procedure costmodel.PROCEDURE names), and each tenant's
-`io.weight` is its share of that time among the groups with I/O pending. The elevator is off
-(`none`): iocost throttles above the queue, and a second scheduler would divide the disk again.
+charged its modelled device time (`io.cost.model`, a linear model measured on the test device),
+the device's capacity is what the model says scaled by a rate the kernel tunes within the QoS
+(`io.cost.qos`), and each tenant's `io.weight` is its share of that time among the groups with
+I/O pending. Model and QoS come from a named, versioned procedure (PROCEDURES; a run's
+`iocost_qos`, else the default): the knee of the device's latency against load
+(costmodel.py) or the model of two interleaved streams at a fixed rate (interleaved.py). The
+elevator is off (`none`): iocost throttles above the queue, and a second scheduler would divide
+the disk again.
 
 On a cgroup-v1 host it refuses in one line. What it sets on the device stays there after the
 run (a loop device's queue outlives its detach, a nested host's disk the run), so each device
@@ -22,7 +24,7 @@ from journalbench.agent import disk
 from journalbench.agent.cgroups import Backend, V2Io
 from journalbench.agent.cgroups import v2_root as cgroup_v2_root
 from journalbench.agent.devices.base import DeviceProfile
-from journalbench.agent.iocontrol import costmodel
+from journalbench.agent.iocontrol import costmodel, interleaved
 from journalbench.agent.iocontrol.base import PAST_BUDGET, IoControl
 from journalbench.agent.iocounters import IoCounters, parse_cost, parse_v2_stat
 from journalbench.agent.system import log, read, write
@@ -34,6 +36,8 @@ QOS, MODEL = "io.cost.qos", "io.cost.model"
 DEBUG_STATS = Path("/sys/module/blk_cgroup/parameters/blkcg_debug_stats")
 DEBUG_NOTE = "blkcg-debug-stats.was"
 QOS_RULE = costmodel.QOS_RULE
+# the QoS procedures by name, in the vocabulary's order (vocabulary.IOCOST_QOS)
+PROCEDURES = {p.name: p for p in (costmodel.KNEE_QOS, interleaved.INTERLEAVED)}
 NOTE = "iocost-devices.json"  # in the state root: the devices a run enabled iocost on
 
 
@@ -83,6 +87,7 @@ class IoCost(IoControl):
 
     def __init__(self, backend: Backend) -> None:
         super().__init__(backend)
+        self.procedure = PROCEDURES[vocabulary.DEFAULT_IOCOST_QOS]
         self.calibration: dict[str, Any] = {}
         self.readback: dict[str, dict[str, str]] = {}
         self.qos: dict[str, int] = {}
@@ -97,14 +102,21 @@ class IoCost(IoControl):
                     "(CONFIG_BLK_CGROUP_IOCOST)")
         return None
 
+    @classmethod
+    def tunables(cls, host: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+        """The QoS procedure the run asks (`iocost_qos`), else the default."""
+        return {"procedure": procedure_of(spec).name}
+
     # -- the device ----------------------------------------------------------------------------
 
     def calibrate(self, host: dict[str, Any], profile: DeviceProfile, device: disk.Device,
-                  state_root: Path) -> None:
+                  state_root: Path, tunables: dict[str, Any]) -> None:
+        self.procedure = PROCEDURES[str(tunables.get("procedure",
+                                                     vocabulary.DEFAULT_IOCOST_QOS))]
         self.note(state_root, device.devnum)  # before anything is set: teardown finds it
         debug_stats_on(state_root)
         self.disable(device.devnum)  # measured as the device is, not as iocost throttles it
-        self.calibration = costmodel.reference(host, profile, device)
+        self.calibration = costmodel.reference(host, profile, device, self.procedure)
 
     def note(self, state_root: Path, devnum: str) -> None:
         path = state_root / NOTE
@@ -123,7 +135,7 @@ class IoCost(IoControl):
         devnum = device.devnum
         write(self.backend.root / MODEL, costmodel.model_line(devnum,
                                                               self.calibration["model"]))
-        self.qos = costmodel.qos_of(self.calibration)
+        self.qos = self.procedure.qos_of(self.calibration)
         write(self.backend.root / QOS, costmodel.qos_line(devnum, self.qos))
         self.readback = {
             "qos": parse_line(read(self.backend.root / QOS), devnum),
@@ -163,7 +175,8 @@ class IoCost(IoControl):
         record = super().record(tunables, chosen_by)
         record["io_control"]["iocost"] = {
             **self.readback, "model_measured": self.calibration.get("model"),
-            "qos_set": self.qos, "qos_rule": QOS_RULE, "procedure": costmodel.PROCEDURE,
+            "qos_set": self.qos, "qos_rule": self.procedure.rule,
+            "procedure": self.procedure.name,
             "calibration": {k: v for k, v in self.calibration.items() if k != "model"}}
         return record
 
@@ -191,6 +204,16 @@ class IoCost(IoControl):
         debug_stats_back(disk.state_root(host))
         if not cls.leftovers(host):
             note_path(host).unlink(missing_ok=True)
+
+
+def procedure_of(spec: dict[str, Any]) -> costmodel.Procedure:
+    """The QoS procedure a run spec names (`iocost_qos`), else the default; an unknown name
+    fails in one line."""
+    name = str(spec.get("iocost_qos") or vocabulary.DEFAULT_IOCOST_QOS)
+    if name not in PROCEDURES:
+        raise AgentError(f"run spec field iocost_qos: unknown QoS procedure {name!r}; this "
+                         f"agent has {', '.join(PROCEDURES)}")
+    return PROCEDURES[name]
 
 
 def was_note(state_root: Path) -> Path:
