@@ -421,3 +421,112 @@ def test_dispatch_never_measures_over_a_run_folder(dispatched, tmp_path, manifes
                                      "measure over it")
     assert calls == [] and not final.with_name(final.name + runfolder.PARTIAL).exists()
     assert {p.name: p.read_bytes() for p in final.iterdir()} == before
+
+
+NAMED_TESTBEDS = (
+    "testbeds:\n  - {cgroup_version: 2, io_control: bfq}\n"
+    "  - {cgroup_version: 2, io_control: bfq, name: bfq-time,\n"
+    "     bfq: {low_latency: 0, max_budget: 1000000}}\n"
+    "  - {cgroup_version: 2, io_control: iocost, name: iocost-interleaved,\n"
+    "     iocost_qos: interleaved-model-fixed-vrate-v1}\n"
+    "  - {cgroup_version: 2, io_control: iocost}\nexperiments:")
+
+
+def test_named_testbeds_carry_their_bfq_tunables_and_iocost_procedure(tmp_path, repo):
+    """A testbed's name suffixes its experiments' ids; its BFQ tunables and its iocost QoS
+    procedure are in its runs' specs, and only there: the default-named testbeds' specs are
+    those of a campaign without them (the default procedure left out, as the default
+    control)."""
+    plan = plans.build(write(tmp_path, BASE.replace("experiments:", NAMED_TESTBEDS)))
+    assert sorted({r["experiment"] for r in plan.experiments}) == [
+        "pair-v2-bfq", "pair-v2-bfq-time", "pair-v2-iocost", "pair-v2-iocost-interleaved"]
+    by_experiment = {r["run_id"]: r["experiment"] for r in plan.experiments}
+    beds = {by_experiment[r["run_id"]]: (r["spec"].get("io_control"), r["spec"].get("bfq"),
+                                         r["spec"].get("iocost_qos")) for r in plan.runs}
+    assert beds == {
+        "pair-v2-bfq": (None, None, None),
+        "pair-v2-bfq-time": (None, {"low_latency": 0, "max_budget": 1000000}, None),
+        "pair-v2-iocost-interleaved": ("iocost", None, "interleaved-model-fixed-vrate-v1"),
+        "pair-v2-iocost": ("iocost", None, None)}
+    plain = plans.build(write(tmp_path, BASE.replace(
+        "experiments:", "testbeds:\n  - {cgroup_version: 2, io_control: bfq}\n"
+        "  - {cgroup_version: 2, io_control: iocost}\nexperiments:")))
+    assert {r["run_id"] for r in plain.runs} < {r["run_id"] for r in plan.runs}
+
+
+def test_an_experiment_runs_on_the_testbeds_it_lists(tmp_path, repo):
+    text = BASE.replace("experiments:", NAMED_TESTBEDS).replace(
+        "    vary:", "    testbeds: [v2-bfq, v2-bfq-time]\n    vary:")
+    plan = plans.build(write(tmp_path, text))
+    assert sorted({r["experiment"] for r in plan.experiments}) == ["pair-v2-bfq",
+                                                                   "pair-v2-bfq-time"]
+    with pytest.raises(ConfigError, match=r"c.yaml: experiment pair: field testbeds: v2-cfq is "
+                                          r"not one of the campaign's \(v2-bfq, v2-bfq-time, "):
+        plans.build(write(tmp_path, text.replace("v2-bfq-time]", "v2-cfq]")))
+    with pytest.raises(ConfigError, match=r"c.yaml: experiment pair: field testbeds: the "
+                                          r"campaign has no `testbeds`"):
+        plans.build(write(tmp_path, BASE.replace("    vary:", "    testbeds: [v2-bfq]\n"
+                                                                "    vary:")))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    # two testbeds of one suffix: which would an experiment's id name?
+    (("name: bfq-time,", ""), r"c.yaml: testbeds: v2-bfq more than once: give each testbed"),
+    # a tunable both the testbed and the experiment set
+    (("    vary:", "    bfq: {max_budget: 0}\n    vary:"),
+     r"c.yaml: experiment pair: field bfq: max_budget set by testbed v2-bfq-time too"),
+    # a testbed's field named by the experiment
+    (("    vary:", "    iocost_qos: interleaved-model-fixed-vrate-v1\n    vary:"),
+     r"c.yaml: experiment pair: field iocost_qos: not with `testbeds`"),
+    # BFQ tunables on an iocost testbed, an iocost procedure on a BFQ one: the schema
+    (("name: iocost-interleaved,", "name: iocost-interleaved, bfq: {low_latency: 0},"),
+     r"c.yaml: field testbeds.2.io_control: 'bfq' was expected"),
+    (("io_control: iocost, name: iocost-interleaved", "io_control: bfq, name: bfq-qos"),
+     r"c.yaml: field testbeds.2.io_control: 'iocost' was expected"),
+    (("interleaved-model-fixed-vrate-v1", "latency-v9"), r"c.yaml: field testbeds.2.iocost_qos"),
+])
+def test_bad_testbeds_are_refused_naming_file_and_field(tmp_path, change, message):
+    text = BASE.replace("experiments:", NAMED_TESTBEDS).replace(*change)
+    with pytest.raises(ConfigError, match=message):
+        plans.build(write(tmp_path, text))
+
+
+def test_an_iocost_procedure_needs_iocost_and_the_default_is_left_out(tmp_path, repo):
+    """Named by the campaign: in the specs of its iocost runs; the default one named keeps
+    the run ids; on runs of another control it is refused when planned."""
+    iocost = BASE.replace("experiments:", "io_control: iocost\nexperiments:")
+    hosts = load_hosts(str(repo / HOST))
+    before = [r.run_id for r in plans.runs(write(tmp_path, iocost), hosts)]
+    default = iocost.replace("experiments:",
+                             "iocost_qos: knee-of-p95-latency-against-load-v1\nexperiments:")
+    assert [r.run_id for r in plans.runs(write(tmp_path, default), hosts)] == before
+    other = iocost.replace("experiments:",
+                           "iocost_qos: interleaved-model-fixed-vrate-v1\nexperiments:")
+    runs = plans.runs(write(tmp_path, other), hosts)
+    assert {r.spec["iocost_qos"] for r in runs} == {"interleaved-model-fixed-vrate-v1"}
+    assert not set(before) & {r.run_id for r in runs}
+    with pytest.raises(ConfigError, match=r"c.yaml: experiment pair: field iocost_qos: "
+                                          r"interleaved-model-fixed-vrate-v1 is an iocost QoS "
+                                          r"procedure; the experiment's runs must name "
+                                          r"io_control iocost"):
+        plans.build(write(tmp_path, other.replace("io_control: iocost\n", "")))
+
+
+def test_a_chunk_may_keep_the_experiments_of_one_prefix(tmp_path, repo):
+    """weights-nested's validation pairs first: chunk=experiment=validation keeps the runs of
+    the experiments whose id starts so, on every testbed, and combines with the other keys."""
+    hosts = load_hosts(str(repo / HOST))
+    text = BASE.replace("experiments:", NAMED_TESTBEDS) + BASE[BASE.index("  - id: pair"):] \
+        .replace("id: pair", "id: validation-pair").replace("claims: [C8]", "claims: []") \
+        .replace("weight: 700", "weight: 800")
+    plan = plans.build(write(tmp_path, text))
+    chosen = plan.for_hosts(hosts, chunk="experiment=validation")
+    rows = {r["run_id"]: r["experiment"] for r in plan.experiments}
+    assert chosen and {rows[r.run_id].split("-v2-")[0] for r in chosen} == {"validation-pair"}
+    assert len(chosen) == len(plan.for_hosts(hosts)) // 2
+    first = plan.for_hosts(hosts, chunk="experiment=validation,repetitions=1")
+    assert {r.spec["repetition"] for r in first} == {1} and len(first) == len(chosen) // 2
+    with pytest.raises(ConfigError, match=r"config chunk='experiment=check' \(campaign t\): "
+                                          r"no experiment's id starts with 'check'"):
+        plan.for_hosts(hosts, chunk="experiment=check")
+

@@ -147,6 +147,23 @@ def test_io_controls_are_the_io_control_modules() -> None:
         assert field["default"] == vocabulary.DEFAULT_IO_CONTROL
 
 
+def test_iocost_qos_procedures_are_the_agents() -> None:
+    """Every place a file may name an iocost QoS procedure offers the agent's, in the
+    vocabulary's order, with its default; each procedure's name is its own."""
+    from journalbench.agent.iocontrol.iocost import PROCEDURES
+
+    campaign = schema("campaign")
+    experiment = campaign["properties"]["experiments"]["items"]["properties"]
+    testbed = campaign["properties"]["testbeds"]["items"]["properties"]
+    assert campaign["properties"]["iocost_qos"] == experiment["iocost_qos"] == \
+        testbed["iocost_qos"] == {"$ref": "#/$defs/iocost_qos"}
+    for field in (schema("run-spec")["properties"]["iocost_qos"],
+                  campaign["$defs"]["iocost_qos"]):
+        assert field["enum"] == list(PROCEDURES) == list(vocabulary.IOCOST_QOS)
+        assert field["default"] == vocabulary.DEFAULT_IOCOST_QOS
+    assert all(procedure.name == name for name, procedure in PROCEDURES.items())
+
+
 def test_hdd_model_defaults() -> None:
     properties = schema("host")["$defs"]["hdd_model"]["properties"]
     defaults = Params()

@@ -49,31 +49,61 @@ def load_campaign(name_or_path: str) -> dict[str, Any]:
     return with_testbeds(load_validated(path, "campaign"), str(path))
 
 
-TESTBED_FIELDS = ("cgroup_version", "io_control")
+# what a testbed sets for every experiment run on it (its `bfq` is merged under an
+# experiment's own; its `name` only names it)
+TESTBED_FIELDS = ("cgroup_version", "io_control", "iocost_qos")
 
 
 def testbed_suffix(testbed: dict[str, Any]) -> str:
-    """"v1-bfq": what tells an experiment's copy on a campaign testbed from its others."""
-    return f"v{testbed['cgroup_version']}-{testbed['io_control']}"
+    """"v1-bfq", "v2-bfq-time": what tells an experiment's copy on a campaign testbed from its
+    others: the cgroup version and the testbed's name, else its I/O control."""
+    return f"v{testbed['cgroup_version']}-{testbed.get('name', testbed['io_control'])}"
 
 
 def with_testbeds(campaign: dict[str, Any], source: str) -> dict[str, Any]:
     """A campaign with `testbeds` as the campaign it stands for: each experiment once per
-    testbed, its id suffixed (testbed_suffix), the testbed's fields its own. An experiment that
-    names one of those fields itself is an error: which would it be?"""
+    testbed (or per testbed its `testbeds` lists), its id suffixed (testbed_suffix), the
+    testbed's fields its own and the testbed's BFQ tunables under its own. An experiment that
+    names one of the testbed's fields itself is an error: which would it be? So is a tunable
+    both set, and two testbeds of one suffix."""
     testbeds = campaign.get("testbeds")
     if not testbeds:
+        for experiment in campaign["experiments"]:
+            if "testbeds" in experiment:
+                raise ConfigError(f"{source}: experiment {experiment['id']}: field testbeds: "
+                                  "the campaign has no `testbeds`")
         return campaign
+    suffixes = [testbed_suffix(testbed) for testbed in testbeds]
+    twice = sorted({suffix for suffix in suffixes if suffixes.count(suffix) > 1})
+    if twice:
+        raise ConfigError(f"{source}: testbeds: {', '.join(twice)} more than once: give each "
+                          "testbed of one cgroup version and I/O control its own `name`")
     experiments = []
     for experiment in campaign["experiments"]:
+        where = f"{source}: experiment {experiment['id']}"
         for field in TESTBED_FIELDS:
             if field in experiment or field in campaign:
-                where = f"experiment {experiment['id']}" if field in experiment else "campaign"
-                raise ConfigError(f"{source}: {where}: field {field}: not with `testbeds`, "
-                                  "which sets it for every experiment")
-        for testbed in testbeds:
-            experiments.append({**experiment, **testbed,
-                                "id": f"{experiment['id']}-{testbed_suffix(testbed)}"})
+                at = where if field in experiment else f"{source}: campaign"
+                raise ConfigError(f"{at}: field {field}: not with `testbeds`, which sets it "
+                                  "for every experiment")
+        wanted = experiment.get("testbeds", suffixes)
+        unknown = sorted(set(wanted) - set(suffixes))
+        if unknown:
+            raise ConfigError(f"{where}: field testbeds: {', '.join(unknown)} is not one of the "
+                              f"campaign's ({', '.join(suffixes)})")
+        for testbed, suffix in zip(testbeds, suffixes, strict=True):
+            if suffix not in wanted:
+                continue
+            copy = {key: value for key, value in experiment.items() if key != "testbeds"}
+            copy.update({key: testbed[key] for key in TESTBED_FIELDS if key in testbed},
+                        id=f"{experiment['id']}-{suffix}")
+            if "bfq" in testbed:
+                both = sorted(set(testbed["bfq"]) & set(experiment.get("bfq", {})))
+                if both:
+                    raise ConfigError(f"{where}: field bfq: {', '.join(both)} set by testbed "
+                                      f"{suffix} too")
+                copy["bfq"] = {**testbed["bfq"], **experiment.get("bfq", {})}
+            experiments.append(copy)
     rest = {key: value for key, value in campaign.items() if key != "testbeds"}
     return {**rest, "experiments": experiments}
 
@@ -150,6 +180,23 @@ def run_io_control(campaign: dict[str, Any], experiment: dict[str, Any]) -> str 
     return None if name == vocabulary.DEFAULT_IO_CONTROL else str(name)
 
 
+def run_iocost_qos(campaign: dict[str, Any], experiment: dict[str, Any],
+                   source: str) -> str | None:
+    """The iocost QoS procedure a run spec of `experiment` names: the experiment's, else the
+    campaign's; None for the default, which the spec leaves out (so the run ids of iocost runs
+    made before the field existed stay). One other than the default needs the experiment's
+    runs to name io_control iocost themselves."""
+    name = experiment.get("iocost_qos", campaign.get("iocost_qos",
+                                                     vocabulary.DEFAULT_IOCOST_QOS))
+    if name == vocabulary.DEFAULT_IOCOST_QOS:
+        return None
+    if run_io_control(campaign, experiment) != vocabulary.IOCOST:
+        raise ConfigError(f"{source}: experiment {experiment['id']}: field iocost_qos: "
+                          f"{name} is an iocost QoS procedure; the experiment's runs must "
+                          "name io_control iocost")
+    return str(name)
+
+
 def repetitions(campaign: dict[str, Any], experiment: dict[str, Any]) -> int:
     return int(experiment.get("repetitions", campaign["repetitions"]))
 
@@ -184,6 +231,9 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                 io_control = run_io_control(campaign, experiment)
                 if io_control is not None:  # without it, the host's or the default
                     spec["io_control"] = io_control
+                qos = run_iocost_qos(campaign, experiment, source)
+                if qos is not None:  # without it, the default (and old run ids)
+                    spec["iocost_qos"] = qos
                 version = experiment.get("cgroup_version", campaign.get("cgroup_version"))
                 if version is not None:  # without it, the host's own (and old run ids)
                     spec["cgroup_version"] = int(version)

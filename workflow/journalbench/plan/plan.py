@@ -76,8 +76,8 @@ class Plan:
         the runs a lost member's re-deal gave to another (control/pools.py). `chunk` keeps the
         runs of one part of the matrix (chunk_filter)."""
         specs = {run["run_id"]: run["spec"] for run in self.runs}
-        keep = chunk_filter(chunk, self.campaign)
-        chosen = [run_id for run_id in self.run_ids(claims) if keep(specs[run_id])]
+        keep = chunk_filter(chunk, self.campaign, self.experiments)
+        chosen = [run_id for run_id in self.run_ids(claims) if keep(run_id, specs[run_id])]
         pools = deals.members_of(hosts)
         dealt = {pool: {**self.deal(members), **(moved or {}).get(pool, {})}
                  for pool, members in pools.items()}
@@ -97,19 +97,31 @@ class Plan:
         return deals.deal([(run["run_id"], run["spec"]) for run in self.runs], members)
 
 
-def chunk_filter(chunk: str, campaign: str) -> Callable[[dict[str, Any]], bool]:
-    """The run specs a chunk selector keeps: "cgroup_version=1,repetitions=1-2" keeps the
-    runs asking cgroup v1 of repetitions 1 and 2 (either key alone, or neither: every run).
-    A nested host boots as one cgroup version and switching costs a boot, so a campaign on
-    several versions is measured in chunks of one version each, whose repetitions interleave
-    with the other's chunks (docs/nested-host.md)."""
+CHUNK_KEYS = ("cgroup_version", "repetitions", "experiment")
+
+
+def chunk_filter(chunk: str, campaign: str, rows: list[dict[str, Any]] | None = None
+                 ) -> Callable[[str, dict[str, Any]], bool]:
+    """The runs (run id, spec) a chunk selector keeps: "cgroup_version=1,repetitions=1-2"
+    keeps the runs asking cgroup v1 of repetitions 1 and 2; "experiment=validation" those of
+    the experiments whose id starts with "validation" (`rows`: the plan's experiments rows);
+    any keys together, or none: every run. A nested host boots as one cgroup version and
+    switching costs a boot, so a campaign on several versions is measured in chunks of one
+    version each, whose repetitions interleave with the other's chunks; a campaign whose
+    validation pairs come first measures them as a chunk of their own (docs/nested-host.md)."""
     wanted: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in chunk.split(","))):
         key, _, value = part.partition("=")
-        if key not in ("cgroup_version", "repetitions") or not value:
+        if key not in CHUNK_KEYS or not value:
             raise ConfigError(f"config chunk={chunk!r} (campaign {campaign}): {part!r} is not "
-                              "cgroup_version=N or repetitions=A-B")
+                              "cgroup_version=N, repetitions=A-B or experiment=PREFIX")
         wanted[key] = value
+    prefix = wanted.get("experiment")
+    of_prefix = {row["run_id"] for row in rows or []
+                 if prefix is not None and str(row["experiment"]).startswith(prefix)}
+    if prefix is not None and not of_prefix:
+        raise ConfigError(f"config chunk={chunk!r} (campaign {campaign}): no experiment's id "
+                          f"starts with {prefix!r}")
     low, _, high = wanted.get("repetitions", "").partition("-")
     try:
         version = int(wanted["cgroup_version"]) if "cgroup_version" in wanted else None
@@ -119,8 +131,10 @@ def chunk_filter(chunk: str, campaign: str) -> Callable[[dict[str, Any]], bool]:
         raise ConfigError(f"config chunk={chunk!r} (campaign {campaign}): numbers expected, "
                           "as in cgroup_version=1,repetitions=1-2") from None
 
-    def keep(spec: dict[str, Any]) -> bool:
+    def keep(run_id: str, spec: dict[str, Any]) -> bool:
         if version is not None and spec.get("cgroup_version") != version:
+            return False
+        if prefix is not None and run_id not in of_prefix:
             return False
         return first is None or first <= int(spec["repetition"]) <= (last or first)
     return keep
