@@ -33,6 +33,8 @@ from journalbench.tidy.parse import TOOLS, metrics
 from journalbench.vocabulary import (
     BFQ,
     DEFAULT_IO_CONTROL,
+    DEFAULT_IOCOST_QOS,
+    IOCOST,
     ON_DEMAND_IMAGE,
     OTHER_VOLUME,
     PARTITION,
@@ -50,6 +52,10 @@ VIRT_ACCEL = ("kvm", "tcg")
 CPU_BOUND_SHARE = 0.9
 # the tunables a campaign sets to study BFQ (its starvation and isolation), in label order
 BFQ_LABELLED = ("strict_guarantees", "slice_idle_us", "low_latency")
+# a tunable labelled only where a run set it away from its default: max_budget 0 is BFQ's
+# auto-tuning (Documentation/block/bfq-iosched.rst), what every run before weights-nested had;
+# set, it decides whether BFQ charges a queue its sectors or its time (docs/nested-host.md)
+BFQ_LABELLED_WHEN_SET = {"max_budget": "0"}
 
 # The runs table (data/SCHEMA.md): the run and tenant, then each tool's metrics
 # (tidy/parse/), then the disk shares, the guest's own view and the host's facts.
@@ -83,7 +89,8 @@ HOST_COLUMNS: tuple[tuple[str, str], ...] = (
     ("writeback_attributed", "int64"), ("scheduler", "string"), ("device_kind", "string"),
     ("device_fsync_lat_ms", "float64"), ("device_fsync_lat_p50_ms", "float64"),
     ("device_fsync_lat_p99_ms", "float64"), ("virt_accel", "string"), ("bfq", "string"),
-    ("io_control", "string"), ("device_profile", "string"), ("emulator_cpu_share", "float64"),
+    ("io_control", "string"), ("iocost_qos", "string"), ("device_profile", "string"),
+    ("emulator_cpu_share", "float64"),
     ("ref_high_fsync_ms", "float64"), ("ref_high_fsync_per_s", "float64"),
     ("device_write_fsync_per_s", "float64"), ("device_seq_write_mb_s", "float64"),
     ("calibration_drift", "float64"), ("container_volume", "string"),
@@ -182,6 +189,7 @@ def host_columns(folder: Path, arm: str, host: dict[str, Any]) -> dict[str, Any]
         "virt_accel": accel,
         "bfq": bfq_label(host, path),
         "io_control": io_control(host, path),
+        "iocost_qos": iocost_qos(host, path),
         **device_columns(host, path),
         "container_volume": container_volume(host, arm),
         "member": member(host, path),
@@ -240,7 +248,10 @@ def bfq_label(host: dict[str, Any], path: Path) -> str:
     I/O control enforced (it records no BFQ tunables)."""
     if io_control(host, path) != BFQ and "bfq" not in host:
         return ""
-    return " ".join(f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED)
+    words = [f"{key}={need(host, f'bfq.{key}', path, str)}" for key in BFQ_LABELLED]
+    words += [f"{key}={host['bfq'][key]}" for key, default in BFQ_LABELLED_WHEN_SET.items()
+              if str(host["bfq"].get(key, default)) != default]
+    return " ".join(words)
 
 
 def writeback_attributed(host: dict[str, Any], path: Path) -> int | None:
@@ -261,6 +272,19 @@ def io_control(host: dict[str, Any], path: Path) -> str:
     if "io_control" not in host:
         return DEFAULT_IO_CONTROL
     return str(need(host, "io_control.name", path, str))
+
+
+def iocost_qos(host: dict[str, Any], path: Path) -> str:
+    """The QoS procedure of an iocost run (host.json `io_control.iocost.procedure`) when it is
+    not the default one (vocabulary.DEFAULT_IOCOST_QOS, the knee: thesis-nested's): runs of two
+    procedures are never pooled. "" for the default, for a run of another I/O control and for
+    an iocost run that records no procedure (thesis-v2's, made before procedures were named)."""
+    if io_control(host, path) != IOCOST:
+        return ""
+    found = host["io_control"].get("iocost", {}).get("procedure")
+    if found is None or found == DEFAULT_IOCOST_QOS:
+        return ""
+    return str(need(host, "io_control.iocost.procedure", path, str))
 
 
 def device_columns(host: dict[str, Any], path: Path) -> dict[str, Any]:
