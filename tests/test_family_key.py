@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from journalbench import vocabulary
 from journalbench.formats import ParseError
+from journalbench.judge.claims import division
+from journalbench.judge.claims.verdicts import FAMILY, with_family
 from journalbench.tidy import rows
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,4 +63,39 @@ def test_every_shipped_runs_family_is_what_it_was() -> None:
     assert procedures == {""}
     assert {tuple(word.split("=")[0] for word in label.split()) for label in labels} == {
         (), rows.BFQ_LABELLED}
+    assert FAMILY[:6] == ["campaign", "host", "device_profile", "cgroup_version", "bfq",
+                          "io_control"] and FAMILY[6:] == ["iocost_qos"]
 
+
+def pair(run: str, procedure: str, heavy_bytes: float) -> list[dict]:
+    """A validation pair's two tenant rows: equal random 4 KiB readers at 80/20."""
+    base = {"campaign": "w", "run_id": run, "n_tenants": 2, "preset": "randread-16k",
+            "bs": "4k", "host": "nested", "device_profile": "hdd", "cgroup_version": 2,
+            "bfq": "", "io_control": "iocost", "iocost_qos": procedure, "own_time_s": 1.0}
+    return [{**base, "weight": 800, "cgroup_bytes": heavy_bytes},
+            {**base, "weight": 200, "cgroup_bytes": 100.0 - heavy_bytes}]
+
+
+def test_two_iocost_procedures_of_one_campaign_are_two_families_with_their_own_division(
+) -> None:
+    """The knee's 80/20 readers split 0.50 and the interleaved procedure's 0.79: each family
+    takes its own pairs' division; a table without the column is the default's family."""
+    table = pd.DataFrame(
+        pair("k1", "", 50.0) + pair("k2", "", 49.0)
+        + pair("i1", vocabulary.IOCOST_INTERLEAVED, 79.0)
+        + pair("i2", vocabulary.IOCOST_INTERLEAVED, 80.0))
+    experiments = pd.DataFrame({"campaign": "w", "run_id": ["k1", "k2", "i1", "i2"],
+                                "claims": [[], [], [], []]})
+    found = division.divisions(with_family(table), experiments, {})
+    assert set(found) == {("w", "nested", "hdd", 2, "", "iocost", ""),
+                          ("w", "nested", "hdd", 2, "", "iocost", vocabulary.IOCOST_INTERLEAVED)}
+    knee = found[("w", "nested", "hdd", 2, "", "iocost", "")]
+    other = found[("w", "nested", "hdd", 2, "", "iocost", vocabulary.IOCOST_INTERLEAVED)]
+    assert knee.divides is False and knee.heavy.value == pytest.approx(0.495)
+    assert other.divides is True and other.heavy.value == pytest.approx(0.795)
+    families = with_family(table).groupby(FAMILY).size()
+    assert len(families) == 2
+    old = with_family(table.drop(columns="iocost_qos"))
+    assert set(old["iocost_qos"]) == {""} and len(old.groupby(FAMILY).size()) == 1
+    assert set(division.divisions(old, experiments, {})) == {
+        ("w", "nested", "hdd", 2, "", "iocost", "")}

@@ -17,7 +17,7 @@ def family(campaign: str, control: str = "bfq", device: str = "hdd", version: in
            host: str = "local") -> dict:
     return {"campaign": campaign, "host": host, "device_profile": device,
             "bfq": "sg=1" if control == "bfq" else "", "io_control": control,
-            "hostnames": "box", "kernels": "6.18.1", "cgroup_version": version}
+            "iocost_qos": "", "hostnames": "box", "kernels": "6.18.1", "cgroup_version": version}
 
 
 def judged(*families: tuple[dict, str, str, list[tuple[str, str, str]]]) -> dict[str, tuple]:

@@ -68,7 +68,7 @@ Z95 = 1.959964  # the normal quantile of a 95% interval
 DROPPED, KEPT, UNDECIDED = "dropped", "kept", "undecided"
 # the family columns a factor's value is read from; every other column of FAMILY, and the
 # family's machine and kernel (FACTS), must be equal in a contrast
-VARIED = {scope.DEVICE: {"device_profile"}, scope.WEIGHTS: {"io_control", "bfq"},
+VARIED = {scope.DEVICE: {"device_profile"}, scope.WEIGHTS: {"io_control", "bfq", "iocost_qos"},
           scope.WRITEBACK: {"cgroup_version"}}
 FACTS = ("hostnames", "kernels")
 EVIDENCE_COLUMNS = [
@@ -203,7 +203,8 @@ class Contrast:
             return str(values["device_profile"])
         if self.factor == scope.WRITEBACK:
             return f"cgroup v{values['cgroup_version']}"
-        return str(values["io_control"])
+        qos = values.get("iocost_qos")
+        return str(values["io_control"]) + (f" ({qos})" if qos else "")
 
 
 def family_facts(claims: pd.DataFrame) -> pd.DataFrame:
@@ -220,8 +221,8 @@ def contrasts(claims: pd.DataFrame) -> list[Contrast]:
         same = ["campaign", "host", *FACTS]
         if any(a[k] != b[k] for k in same) or not a["hostnames"]:
             continue
-        varied = {k for k in ("device_profile", "io_control", "bfq", "cgroup_version")
-                  if a[k] != b[k]}
+        varied = {k for k in ("device_profile", "io_control", "bfq", "iocost_qos",
+                              "cgroup_version") if a[k] != b[k]}
         for factor, columns in VARIED.items():
             if varied and varied <= columns and (factor != scope.WEIGHTS
                                                  or "io_control" in varied):

@@ -30,9 +30,9 @@ no journal, no write-back), fixed before their runs were judged:
 
 A family's validation pairs are its own campaign's runs on its testbed, or those of a campaign
 whose file says it `validates` the family's campaign (weights-hdd for thesis-hdd), on the same
-host, device profile, cgroup version, BFQ settings and I/O control. Weights "like the
-thesis's" (which divided "the relative amount of disk time", thesis p. 29) are weights measured
-to divide device time; nothing else counts as like it.
+host, device profile, cgroup version, BFQ settings, I/O control and iocost QoS procedure.
+Weights "like the thesis's" (which divided "the relative amount of disk time", thesis p. 29)
+are weights measured to divide device time; nothing else counts as like it.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ NOT_MEASURED = "not measured"
 UNMEASURED, NONE_WORD = "unmeasured", "nothing"  # Division.word's
 PATTERNS = {"randread": "random", "read": "sequential"}  # fio's rw -> the readers' pattern
 # the testbed a validation run measures: a family of another campaign on the same testbed
-TESTBED = ("host", "device_profile", "cgroup_version", "bfq", "io_control")
+TESTBED = ("host", "device_profile", "cgroup_version", "bfq", "io_control", "iocost_qos")
 HELD_COLUMNS = ("cost_wait_s", "cost_indebt_s", "cost_indelay_s")
 
 
@@ -271,6 +271,8 @@ def pairs(runs: pd.DataFrame, experiments: pd.DataFrame) -> pd.DataFrame:
     sizes pair, of its device time (`time`)."""
     columns = ["campaign", *TESTBED, "run_id", "pair", "pattern", "weight_share", "share",
                "time", "sizes"]
+    if "iocost_qos" not in runs.columns:  # a table made before the column: the default's
+        runs = runs.assign(iocost_qos="")
     if not {"cgroup_bytes", "own_time_s", *TESTBED} <= set(runs.columns):
         return pd.DataFrame(columns=columns)
     out = []

@@ -82,7 +82,10 @@ MEASURED, MISSING, NOT_TESTABLE = "measured", "missing", "not testable"
 # the testbed a verdict rests on (the claims' `testbed`): like the thesis's in every factor its
 # parts depend on, or differing in some (named in `factors`); ours (C24) has no thesis testbed
 LIKE, DIFFERS, OURS = "like the thesis's", "differs", "ours"
-FAMILY = ["campaign", "host", "device_profile", "cgroup_version", "bfq", "io_control"]
+# iocost_qos: an iocost QoS procedure other than the default ("" for the default, BFQ and
+# every run before the field existed: their families are what they were)
+FAMILY = ["campaign", "host", "device_profile", "cgroup_version", "bfq", "io_control",
+          "iocost_qos"]
 UNRECORDED = "unrecorded"  # a table without BFQ settings (made by hand) is one family
 UNKNOWN_VERSION = 0  # the cgroup version of runs whose table does not record it
 ALL_RULES = frozenset(rules.NAMES)
@@ -653,6 +656,9 @@ def with_family(runs: pd.DataFrame) -> pd.DataFrame:
                        io_control=runs.get("io_control", pd.Series(index=runs.index,
                                                                    dtype="object"))
                        .astype("object").fillna(DEFAULT_IO_CONTROL),
+                       iocost_qos=runs.get("iocost_qos", pd.Series(index=runs.index,
+                                                                   dtype="object"))
+                       .astype("object").fillna(""),
                        cgroup_version=runs.get("cgroup_version",
                                                pd.Series(index=runs.index, dtype="float"))
                        .fillna(UNKNOWN_VERSION).astype("int64"))
