@@ -529,4 +529,10 @@ def test_a_chunk_may_keep_the_experiments_of_one_prefix(tmp_path, repo):
     with pytest.raises(ConfigError, match=r"config chunk='experiment=check' \(campaign t\): "
                                           r"no experiment's id starts with 'check'"):
         plan.for_hosts(hosts, chunk="experiment=check")
+    for chunk in ("experiment=validation", "experiment=validation,repetitions=1-2",
+                  "cgroup_version=2,repetitions=1,experiment=validation"):  # --config takes it
+        validate({"campaign": "t", "hosts": HOST, "chunk": chunk}, "config", "--config")
+    with pytest.raises(ConfigError, match=r"--config: field chunk: 'experiment=' does not"):
+        validate({"campaign": "t", "hosts": HOST, "chunk": "experiment="}, "config", "--config")
+
 

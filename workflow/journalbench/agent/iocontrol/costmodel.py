@@ -1,7 +1,9 @@
 """iocost's linear device model, measured on the test device: what a sequential and a random
 read and write cost (`io.cost.model`: rbps, rseqiops, rrandiops, wbps, wseqiops, wrandiops),
 and the QoS (`io.cost.qos`) a procedure fixed in code derives from the device's latency
-against load (PROCEDURE, below).
+against load (PROCEDURE, below: the knee, the default). A QoS procedure is a `Procedure` (its
+measurement and its QoS); the other one, the model of two interleaved streams at a fixed
+rate, is interleaved.py's.
 
 The measurement follows the kernel's own tools/cgroup/iocost_coef_gen.py: direct libaio fio on
 the raw device with the elevator off and merges off, sequential bandwidth with large requests

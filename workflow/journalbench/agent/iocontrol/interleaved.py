@@ -1,4 +1,4 @@
-"""iocost's second QoS procedure, aimed at isolation (fixed 2026-11-30, before its first run):
+"""iocost's second QoS procedure, aimed at isolation (fixed 2026-11-29, before its first run):
 the model measured on two interleaved streams, at a fixed rate (vocabulary.IOCOST_INTERLEAVED).
 
 Why. iocost charges each I/O its modelled cost and holds a group back only once the group's
