@@ -3,14 +3,14 @@ v2 only, reached over SSH. One boot serves the whole module (the order of the te
 the last one kills a controller mid-run and tears the machine down); every run goes through
 run_remote, the route `journalbench dispatch` takes, on the machine's `native` disk, short.
 
-What it shows: the boot, SSH with the pinned host key, the network closed but for the
-forward on 127.0.0.1; check-host's cgroup v2 report; a two-tenant high-fsync run on each
-container arm under BFQ and under iocost (weights, counters, qos and model read back; jbd2
-moved into the tenants' groups and back in journal-accounted); a buffered writer's bytes
-charged to its own cgroup; iocost with the QoS its procedure derives and its statistics
-sampled every second; a guest that stops answering booted anew; a run asking cgroup v1
-booting the guest as v1 and the next asking v2 booting it back; and kill -9 of the
-controller mid-run, then recover and teardown, leaving nothing inside the guest or on this
+What it shows: the boot, SSH with the pinned host key, the network closed but for the forward
+on 127.0.0.1; check-host's cgroup v2 report; a two-tenant high-fsync run on each container arm
+under BFQ and under iocost (weights, counters, qos and model read back; jbd2 moved into the
+tenants' groups and back in journal-accounted); a buffered writer's bytes charged to its own
+cgroup; iocost with the QoS its procedure derives and its statistics sampled every second, and
+under the second procedure at its fixed rate; a guest that stops answering booted anew; a run
+asking cgroup v1 booting the guest as v1 and the next asking v2 booting it back; and kill -9 of
+the controller mid-run, then recover and teardown, leaving nothing inside the guest or on this
 machine.
 """
 
@@ -33,7 +33,7 @@ import pytest
 from conftest import VENV_BIN, system_residue
 from journalbench import runfolder
 from journalbench.agent.arms.vm import image as guest_image
-from journalbench.agent.iocontrol import costmodel
+from journalbench.agent.iocontrol import costmodel, interleaved
 from journalbench.agent.system import processes_naming
 from journalbench.control.checkhost import check_host
 from journalbench.control.hosts import load_host
@@ -289,6 +289,26 @@ def test_iocost_takes_the_qos_its_procedure_derives_and_the_samples_watch_it(
     share = totals[("tenant", "a")] / (totals[("tenant", "a")] + totals[("tenant", "b")])
     print(f"iocost on hdd, direct pair 70/30: share of a {share:.3f}, qos {facts['qos']}, "
           f"sweep {calibration['sweep']}, outer {outer}")
+
+
+def test_iocost_under_the_interleaved_procedure_runs_at_its_fixed_rate(
+        nested: dict[str, Any], tmp_path: Path) -> None:
+    """A run naming iocost_qos interleaved-model-fixed-vrate-v1: the kernel takes its QoS
+    (latency percentiles 0, vrate 100-100%) and its model of two interleaved streams, the run
+    records both and the procedure, and the device's vrate is 100% in every second."""
+    run = spec("shared-journal", "iocost", "seqwrite-64k", "seqwrite-64k")
+    run["iocost_qos"] = interleaved.NAME
+    dest = run_remote(nested, run, tmp_path / "run")
+    facts = json.loads((dest / runfolder.HOST).read_text())["io_control"]["iocost"]
+    assert facts["procedure"] == interleaved.NAME and facts["qos_rule"] == interleaved.QOS_RULE
+    assert facts["qos_set"] == interleaved.QOS
+    assert {key: float(facts["qos"][key]) for key in facts["qos_set"]} == facts["qos_set"]
+    assert {key: int(facts["model"][key]) for key in costmodel.KEYS} == facts["model_measured"]
+    assert set(facts["calibration"]["streams"]) == set(costmodel.KEYS)
+    lines = [json.loads(line) for line in (dest / runfolder.SAMPLES).read_text().splitlines()]
+    vrates = {row["cost_vrate_pct"] for row in lines if row["kind"] == "device"
+              and "cost_vrate_pct" in row}
+    assert vrates == {100.0}, vrates
 
 
 def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> None:
