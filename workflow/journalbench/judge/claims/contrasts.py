@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from journalbench.judge.claims import rules, scope
+from journalbench.judge.claims import division, rules, scope
 from journalbench.judge.claims.checks import ALPHA, SHARE_KINDS
 from journalbench.judge.claims.preconditions import TUNED_ON
 from journalbench.judge.claims.verdicts import (
@@ -208,9 +208,20 @@ class Contrast:
 
 
 def family_facts(claims: pd.DataFrame) -> pd.DataFrame:
-    """A row per family: its FAMILY values and FACTS (blank where a table has none)."""
-    return (claims.reindex(columns=[*FAMILY, *FACTS]).fillna("")
+    """A row per family: its FAMILY values, FACTS and what its weights were measured to
+    divide (`division_word`; blank where a table has none)."""
+    return (claims.reindex(columns=[*FAMILY, *FACTS, "division_word"]).fillna("")
             .drop_duplicates(FAMILY).reset_index(drop=True))
+
+
+def both_measured(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether both families' weights were measured on validation pairs (division.py): two
+    settings of one controller (BFQ's tunables, iocost's QoS procedure) are a contrast of the
+    weights factor only then (rule contrast-welch, 2026-11-29, fixed before weights-nested's
+    first run): what each divides is then known, not assumed from the setting's name."""
+    unknown = ("", division.UNMEASURED)
+    return (str(a.get("division_word", "")) not in unknown
+            and str(b.get("division_word", "")) not in unknown)
 
 
 def contrasts(claims: pd.DataFrame) -> list[Contrast]:
@@ -225,7 +236,8 @@ def contrasts(claims: pd.DataFrame) -> list[Contrast]:
                               "cgroup_version") if a[k] != b[k]}
         for factor, columns in VARIED.items():
             if varied and varied <= columns and (factor != scope.WEIGHTS
-                                                 or "io_control" in varied):
+                                                 or "io_control" in varied
+                                                 or both_measured(a, b)):
                 found.append(Contrast(factor, a["campaign"], a["host"],
                                       tuple(a[k] for k in FAMILY), tuple(b[k] for k in FAMILY)))
     return found

@@ -153,7 +153,9 @@ RULES: tuple[Rule, ...] = (
          "normal tails); a factor is dropped only by an equivalence whose margin is at most "
          "the check's smallest effect of interest, and never where the same change is "
          "significant: one decision per check, the ledger's, the controller study's and the "
-         "notebook's.",
+         "notebook's. Two settings of one controller (BFQ's tunables, iocost's QoS procedure) "
+         "are a contrast of the weights factor where both testbeds' weights were measured on "
+         "validation pairs (fixed before weights-nested's first run).",
          "At n = 3 normal tails are anti-conservative (C10's change p 3e-8 where Welch gives "
          "0.0015; a TOST p near 1e-175), and C10's weights factor was dropped by an "
          "equivalence while the controller study counted the same change as a dependence."),
