@@ -103,6 +103,11 @@ def verdicts(tests: pd.DataFrame, claims: Iterable[str]) -> pd.DataFrame:
     return wide.sort_values(["rank", PROFILE]).drop(columns="rank").reset_index(drop=True)
 
 
+RISE_COLUMNS = [PROFILE, "setting", BFQ, "share_setting", "share_baseline", "ratio", "low",
+                "high", "n", "p", "c24_baseline", "c24_setting", "why_not", "p_holm", "rises",
+                "removes"]
+
+
 def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
                     tests: pd.DataFrame) -> pd.DataFrame:
     """The pre-registered test of "a setting removes C24's starvation" (module docstring): a
@@ -135,9 +140,9 @@ def starvation_rise(runs: pd.DataFrame, experiments: pd.DataFrame,
                 result = checks.evaluate(check)
                 row.update(ratio=result.effect, low=result.low, high=result.high, p=result.p_for)
             found.append(row)
-    table = pd.DataFrame(found)
-    if table.empty:
-        return table
+    table = pd.DataFrame(found, columns=RISE_COLUMNS[:-3])
+    if table.empty:  # a campaign without C24's pair (weights-nested): its columns, no row
+        return pd.DataFrame(columns=RISE_COLUMNS)
     rejected, adjusted = holm(table["p"].fillna(1.0).to_numpy())
     removes = (rejected & (table["c24_baseline"] == REPRODUCED)
                & (table["c24_setting"] == CONTRADICTED))
