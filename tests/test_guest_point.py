@@ -1,0 +1,141 @@
+"""The MySQL claims' guest operating point (agent/workloads/guest_point.py): when a guest keeps
+up (formats.guest.keeps_up), a count's figures, the choice of the count, the spec a sweep's
+step runs, where the record is kept and the one line a run without it gets; the run spec's
+`threads: guest` and tidy's `client_point`. The sweep itself runs QEMU and MariaDB (the
+mariadb tests' real runs; `journalbench guest-point` on a host)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from journalbench.agent.devices.hdd import Hdd
+from journalbench.agent.workloads import guest_point
+from journalbench.agent.workloads.mariadb import MariaDB
+from journalbench.cli.guestpoint import counts_of, line
+from journalbench.errors import AgentError, ConfigError
+from journalbench.formats.guest import BUSY_LIMIT, keeps_up
+from journalbench.formats.mariadb import GUEST_POINT, IO_SATURATION, SPEC, client_point
+from journalbench.plan.schemas import load_validated
+
+
+@pytest.mark.parametrize(("busy", "saturated", "kept"), [
+    (0.32, 0.0, True),  # the issue's lab at 2 threads: 32% busy, never saturated
+    (0.5, 0.0, True),  # at the limit: a transaction waits about as long as it is served
+    (0.51, 0.0, False),
+    (0.2, 0.05, False),  # one saturated second in twenty is one too many
+    (float("nan"), 0.0, False),  # not measured: not shown to keep up
+    (0.2, float("nan"), False),
+])
+def test_a_guest_keeps_up_never_saturated_and_at_most_half_busy(busy, saturated, kept):
+    assert keeps_up(busy, saturated) is kept
+    assert BUSY_LIMIT == 0.5
+
+
+def test_a_count_s_figures_give_the_vcpu_time_of_a_transaction():
+    """2 threads at 77 tps with the guest 32% busy: ~4.2 ms of vCPU against a ~26 ms
+    transaction (the issue's lab)."""
+    found = guest_point.step(2, 0.32, 0, 20, 77.0, 26.0)
+    assert found["vcpu_ms_per_tx"] == pytest.approx(4.156, abs=1e-3)
+    assert found["keeps_up"] and found["busy_share"] == 0.32 and found["seconds"] == 20
+    busy = guest_point.step(16, 0.92, 4, 20, 180.0, 89.0)
+    assert not busy["keeps_up"] and busy["saturated_seconds"] == 4
+    assert guest_point.step(1, 0.1, 0, 0, 0.0, 0.0)["vcpu_ms_per_tx"] is None
+    assert not guest_point.step(1, 0.1, 0, 0, 0.0, 0.0)["keeps_up"]  # no second measured
+    assert line(found) == (" 2 threads: guest 32% busy, saturated 0 of 20 s, 4.156 ms of "
+                           "vCPU a transaction, 77.0 tps (26.0 ms each): keeps up")
+    assert line(busy).endswith("does not keep up")
+
+
+def sweep(*kept: bool) -> list[dict]:
+    return [{"threads": 2 ** i, "keeps_up": k} for i, k in enumerate(kept)]
+
+
+@pytest.mark.parametrize(("steps", "chosen"), [
+    (sweep(True, True, True, False, False), 4),  # the issue's lab: 2 and 4 keep up, 16 not
+    (sweep(True), 1),
+    (sweep(False, True), None),  # not even one thread: no point
+    (sweep(True, False, True), 1),  # a count above one that failed is chance, not taken
+    (list(reversed(sweep(True, True, False))), 2),  # the order given does not matter
+])
+def test_the_point_is_the_largest_count_below_the_first_guest_that_did_not_keep_up(
+        steps, chosen):
+    assert guest_point.choose(steps) == chosen
+
+
+def test_a_step_is_the_vm_arms_mariadb_alone_at_the_count():
+    spec = guest_point.spec_of(8, 60, 5, "hdd")
+    assert spec["arm"] == "vm" and spec["device"] == "hdd" and spec["duration_s"] == 60
+    (tenant,) = spec["tenants"]
+    assert tenant["workload"] == {"tool": "mariadb", "threads": 8}
+    assert tenant["weight"] == guest_point.WEIGHT
+
+
+def test_counts_must_rise_within_1_to_64():
+    assert counts_of("1,2") == [1, 2]
+    assert counts_of(",".join(map(str, guest_point.LADDER))) == list(guest_point.LADDER)
+    for bad in ("2,1", "0,1", "1,128", "1,x", "", "1,1"):
+        with pytest.raises(ConfigError, match="--threads"):
+            counts_of(bad)
+
+
+def host_of(tmp_path: Path) -> dict:
+    return {"name": "h", "state_dir": str(tmp_path), "device": {"kind": "image"}}
+
+
+def test_a_run_asking_for_the_point_without_one_is_told_the_command(tmp_path):
+    profile = Hdd(host_of(tmp_path), tmp_path, {})
+    with pytest.raises(AgentError, match="journalbench guest-point --host h --profile hdd"):
+        guest_point.read(host_of(tmp_path), profile, 10, 100000)
+
+
+def test_a_run_asking_for_the_point_reads_it_and_keeps_its_sweep(tmp_path):
+    host = host_of(tmp_path)
+    profile = Hdd(host, tmp_path, {})
+    steps = [guest_point.step(1, 0.2, 0, 60, 40.0, 25.0),
+             guest_point.step(2, 0.35, 0, 60, 75.0, 26.6),
+             guest_point.step(4, 0.7, 3, 60, 120.0, 33.0)]
+    record = guest_point.record_of(steps, profile="hdd", accel="tcg", tables=2,
+                                   table_size=2000, step_s=60, warmup_s=5, runs=tmp_path / "r")
+    path = guest_point.path_for(host, profile, 2, 2000)
+    guest_point.write(path, record)
+    assert path.parent == tmp_path / "calibration" and "guest-point" in path.name
+    workload = MariaDB("victim", {"tool": "mariadb", "tables": 2, "table_size": 2000,
+                                  "threads": guest_point.GUEST}, 60)
+    assert workload.threads is None
+    kept = workload.calibrate(host, profile, None, tmp_path / "mnt")
+    assert workload.threads == 2 and workload.threads_from == f"guest point {path}"
+    assert kept[guest_point.RECORD]["sweep"] == steps
+    assert kept[guest_point.RECORD]["accel"] == "tcg"
+    assert client_point(workload.threads_from) == GUEST_POINT
+    # another table set is another point, not measured
+    with pytest.raises(AgentError, match="no guest operating point"):
+        guest_point.read(host, profile, 10, 100000)
+    # a sweep where nothing kept up: no point, said with its first count's figures
+    guest_point.write(path, {**record, "threads": None, "sweep": steps[2:]})
+    with pytest.raises(AgentError, match="kept up at no thread count"):
+        guest_point.read(host, profile, 2, 2000)
+
+
+def test_where_a_count_came_from():
+    assert client_point("calibration /state/calibration/x.json") == IO_SATURATION
+    assert client_point("guest point /state/calibration/y.json") == GUEST_POINT
+    assert client_point("spec") == SPEC
+
+
+def test_the_run_spec_takes_guest_threads_and_nothing_else(tmp_path):
+    def spec(threads: object) -> Path:
+        path = tmp_path / f"{threads}.json"
+        path.write_text(json.dumps({"arm": "vm", "duration_s": 10, "repetition": 1,
+                                    "tenants": [{"name": "victim", "weight": 700, "workload": {
+                                        "tool": "mariadb", "threads": threads}}]}))
+        return path
+
+    assert load_validated(spec("guest"), "run-spec")["tenants"][0]["workload"]["threads"] == \
+        "guest"
+    assert load_validated(spec(4), "run-spec")
+    for bad in ("io", 0, 65):
+        with pytest.raises(ConfigError):
+            load_validated(spec(bad), "run-spec")
