@@ -355,6 +355,88 @@ def test_containers_not_recovering_beside_high_fsync_leave_c11_short() -> None:
     assert table.loc["C11", "verdict"] == MIXED, table.loc["C11", "why"]
 
 
+# -- the VM halves under TCG: rule vm-db-busy ------------------------------------------------
+
+def under_tcg(db: Db, busy: float, saturated: float = 0.0) -> None:
+    """Every vm tenant-run under TCG, its guest `busy` and saturated in that share of its
+    seconds."""
+    for row in db.rows:
+        if row["arm"] == "vm":
+            row.update(virt_accel="tcg", vcpu_busy_mean=busy, vcpu_saturated_share=saturated)
+
+
+def test_under_tcg_a_database_vm_half_whose_guests_kept_up_is_judged_and_listed() -> None:
+    """At the guest operating point (never saturated, at most half busy) C5's VM half is
+    judged, on a testbed that differs in its VM acceleration; the rule vm-db-busy lists the
+    verdict it moved, from "not testable here" under the rule tcg."""
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.32)
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == REPRODUCED, verdict["why"]
+    assert verdict["testbed"] == DIFFERS and "VM acceleration" in verdict["differs"]
+    assert verdict["changes"].endswith(
+        "vm-db-busy: not testable here -> reproduced (testbed differs in weights, VM)")
+    assert "tcg: " in verdict["changes"]  # the tcg rule had taken it away
+    assert verdict["verdict_before"] == "not testable here"  # the state before 2026-11-29
+
+
+@pytest.mark.parametrize(("busy", "saturated", "said"), [
+    (0.83, 0.0, "vCPU busy up to 83%"),  # thesis-hdd's MariaDB guest, at 64 threads
+    (0.3, 0.05, "saturated in up to 5% of its seconds"),  # one saturated second in twenty
+])
+def test_under_tcg_busier_guests_leave_the_vm_half_not_testable_saying_how_busy(
+        busy: float, saturated: float, said: str) -> None:
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy, saturated)
+    table, checks_ = db.ledger()
+    c5 = checks_of(checks_, "C5").iloc[0]
+    assert c5["status"] == NOT_TESTABLE and said in c5["why_not"], c5["why_not"]
+    assert "in 4 of 4 runs a guest did not keep up" in c5["why_not"]
+    assert table.loc["C5", "verdict"] == "not testable here"
+    assert "vm-db-busy" not in table.loc["C5", "changes"]  # it moved no verdict
+
+
+def test_a_guest_left_out_as_cpu_bound_counts_against_its_vm_half() -> None:
+    """Every run of the check's conditions counts, those left out too: a VM run whose
+    neighbour guest saturated (left out as CPU-bound) leaves C5's VM half not testable,
+    though the rest kept up; a busy neighbour guest counts as the victim's would."""
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.3)
+    vm_runs = sorted({r["run_id"] for r in db.rows if r["arm"] == "vm" and r["n_tenants"] == 2})
+    for row in db.rows:
+        if row["run_id"] == vm_runs[0] and row["tenant"] == "neighbour":
+            row.update(cpu_bound=1, vcpu_busy_mean=0.97, vcpu_saturated_share=0.8)
+        if row["run_id"] == vm_runs[1] and row["tenant"] == "neighbour":
+            row.update(vcpu_busy_mean=0.6)
+    c5 = checks_of(db.ledger()[1], "C5").iloc[0]
+    assert c5["status"] == NOT_TESTABLE, c5["why_not"]
+    assert "in 2 of 4 runs a guest did not keep up" in c5["why_not"]
+    assert "vCPU busy up to 97%, saturated in up to 80%" in c5["why_not"]
+
+
+def test_the_busyness_rule_does_not_touch_kvm_or_a_missing_half() -> None:
+    """Under KVM no precondition on the guest's CPU; under TCG a condition without vm runs is
+    missing, not untestable."""
+    from journalbench.judge.claims import preconditions
+
+    db = Db()
+    mysql_pairs(db)
+    assert db.verdict("C5")["verdict"] == REPRODUCED
+    check = checks.ratio("C5", "x", pd.DataFrame({"arm": ["vm"], "virt_accel": ["kvm"],
+                                                  "ops_s": [1.0], "run_id": ["r"]}),
+                         pd.DataFrame({"arm": [], "ops_s": [], "run_id": []}), "ops_s",
+                         needs=(preconditions.VM_DB,))
+    assert preconditions.vm_db_busy_unmet(check) is None
+    db = Db()
+    pair(db, "shared-journal", ops_s=200.0, db_fsyncs_per_s=14.0, achieved_share=0.3)
+    under_tcg(db, busy=0.9)
+    c7 = checks_of(db.ledger()[1], "C7").iloc[0]
+    assert c7["status"] == MISSING
+
+
 # -- Redis: C21-C23 ---------------------------------------------------------------------------
 
 def test_redis_vm_halves_are_partially_measured() -> None:
