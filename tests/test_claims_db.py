@@ -452,6 +452,31 @@ def test_the_busyness_rule_does_not_touch_kvm_or_a_missing_half() -> None:
     assert c7["status"] == MISSING
 
 
+def test_at_the_guest_operating_point_a_mysql_verdict_differs_in_its_client_load() -> None:
+    """The thesis raised its clients until I/O saturated: runs at the guest's operating point
+    differ from it in the client load (mechanism group-commit), those at the I/O calibration's
+    count do not, and a table that does not record how counts as the calibration's."""
+    from journalbench.judge.claims import scope
+
+    db = Db()
+    mysql_pairs(db)
+    assert "client load" not in db.verdict("C5")["differs"]
+    for row in db.rows:
+        row.update(client_point="io-saturation", client_threads=64)
+    assert "client load" not in db.verdict("C5")["differs"]
+    for row in db.rows:
+        row.update(client_point="guest", client_threads=4)
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == REPRODUCED and verdict["testbed"] == DIFFERS
+    assert verdict["differs"] == "what the weights divide, client load"
+    c5 = checks_of(db.ledger()[1], "C5").iloc[0]
+    assert ("the database's client load (its operating point): here 4 sysbench threads, the "
+            "guest's operating point") in c5["differs"]
+    fio_rows = pd.DataFrame({"arm": ["shared-journal"], "tool": ["fio"],
+                             "client_point": [None]})
+    assert not scope.FACTORS[scope.LOAD].applies(scope.Testbed(fio_rows))
+
+
 # -- Redis: C21-C23 ---------------------------------------------------------------------------
 
 def test_redis_vm_halves_are_partially_measured() -> None:
