@@ -139,3 +139,38 @@ def test_the_run_spec_takes_guest_threads_and_nothing_else(tmp_path):
     for bad in ("io", 0, 65):
         with pytest.raises(ConfigError):
             load_validated(spec(bad), "run-spec")
+
+
+# -- the campaign at the point ----------------------------------------------------------------
+
+def test_the_mysql_point_campaign_runs_every_mariadb_at_the_point_under_both_settings(repo):
+    """mysql-point.yaml validates and expands: every MariaDB tenant asks for the guest point;
+    each claim experiment runs under BFQ's defaults and under BFQ charged by time; the time
+    setting's validation pairs are weights-hdd's, and weights-hdd validates the defaults'."""
+    import yaml
+
+    from journalbench.control.hosts import load_hosts
+    from journalbench.plan import plan as plans
+
+    campaigns = repo / "workflow" / "campaigns"
+    runs = plans.runs(str(campaigns / "mysql-point.yaml"),
+                      load_hosts(str(repo / "hosts/local.yaml")))
+    assert len({r.run_id for r in runs}) == len(runs)
+    time = {"low_latency": 0, "max_budget": 1000000}
+    databases = [t for r in runs for t in r.spec["tenants"]
+                 if t["workload"]["tool"] == "mariadb"]
+    assert databases and all(t["workload"]["threads"] == guest_point.GUEST for t in databases)
+    claim_runs = [r for r in runs if any(t["workload"]["tool"] == "mariadb"
+                                         for t in r.spec["tenants"])]
+    assert all(r.spec["duration_s"] == 60 and r.spec["device"] == "hdd" for r in claim_runs)
+    by_setting = {"default": [r for r in claim_runs if not r.spec.get("bfq")],
+                  "time": [r for r in claim_runs if r.spec.get("bfq") == time]}
+    assert len(by_setting["default"]) == len(by_setting["time"]) == len(claim_runs) / 2 == 64
+    document = yaml.safe_load((campaigns / "mysql-point.yaml").read_text())
+    weights = yaml.safe_load((campaigns / "weights-hdd.yaml").read_text())
+    assert "mysql-point" in weights["validates"]
+    pairs = [e for e in document["experiments"] if not e["claims"]]
+    assert [e["tenants"] for e in pairs] == [e["tenants"] for e in weights["experiments"]]
+    assert all(e["bfq"] == time and e["duration_s"] == weights["duration_s"] for e in pairs)
+    claims = {c for e in document["experiments"] for c in e["claims"]}
+    assert claims == {"C5", "C6", "C7", "C11", "C12", "C13", "C14", "C16", "C19", "C20"}
