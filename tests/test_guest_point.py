@@ -174,3 +174,40 @@ def test_the_mysql_point_campaign_runs_every_mariadb_at_the_point_under_both_set
     assert all(e["bfq"] == time and e["duration_s"] == weights["duration_s"] for e in pairs)
     claims = {c for e in document["experiments"] for c in e["claims"]}
     assert claims == {"C5", "C6", "C7", "C11", "C12", "C13", "C14", "C16", "C19", "C20"}
+
+
+# -- the notebook's view of the point ---------------------------------------------------------
+
+def test_the_notebook_reads_each_sweep_once_from_the_runs_at_the_point(tmp_path):
+    """Runs at the point keep the host's record in host.json; the view takes each record once
+    (however many runs kept it) and draws it; runs at another count add nothing, and a
+    campaign without any says so by an empty table."""
+    import pandas as pd
+
+    from journalbench.report import operating_point
+
+    steps = [guest_point.step(1, 0.2, 0, 60, 40.0, 25.0),
+             guest_point.step(2, 0.35, 0, 60, 75.0, 26.6),
+             guest_point.step(4, 0.7, 3, 60, 120.0, 33.0)]
+    record = guest_point.record_of(steps, profile="hdd", accel="tcg", tables=10,
+                                   table_size=100000, step_s=60, warmup_s=5, runs=tmp_path)
+    raw = tmp_path / "raw"
+    for run, point in (("r1", "guest"), ("r2", "guest"), ("r3", "io-saturation")):
+        folder = raw / "local" / run
+        folder.mkdir(parents=True)
+        calibration = {guest_point.RECORD: record} if point == "guest" else {}
+        (folder / "host.json").write_text(json.dumps({"host": "local",
+                                                      "calibration": calibration}))
+    runs = pd.DataFrame({"host": ["local"] * 4, "run_id": ["r1", "r1", "r2", "r3"],
+                         "client_point": ["guest", "guest", "guest", "io-saturation"]})
+    folders = operating_point.folders_at_point(raw, runs)
+    assert [f.name for f in folders] == ["r1", "r2"]
+    sweep = operating_point.sweeps(folders)
+    assert list(sweep["threads"]) == [1, 2, 4] and set(sweep["chosen"]) == {2}
+    assert list(sweep["keeps_up"]) == [True, True, False]
+    assert sweep.equals(operating_point.sweeps(operating_point.folders_at_point(raw)))
+    fig = operating_point.figure(sweep, "local, hdd")
+    assert [ax.get_ylabel() for ax in fig.axes] == ["transactions/s", "guest's vCPU busy share"]
+    assert operating_point.sweeps(operating_point.folders_at_point(
+        raw, runs.drop(columns=["client_point"]))).empty
+    assert list(operating_point.sweeps([]).columns) == operating_point.COLUMNS
