@@ -355,6 +355,128 @@ def test_containers_not_recovering_beside_high_fsync_leave_c11_short() -> None:
     assert table.loc["C11", "verdict"] == MIXED, table.loc["C11", "why"]
 
 
+# -- the VM halves under TCG: rule vm-db-busy ------------------------------------------------
+
+def under_tcg(db: Db, busy: float, saturated: float = 0.0) -> None:
+    """Every vm tenant-run under TCG, its guest `busy` and saturated in that share of its
+    seconds."""
+    for row in db.rows:
+        if row["arm"] == "vm":
+            row.update(virt_accel="tcg", vcpu_busy_mean=busy, vcpu_saturated_share=saturated)
+
+
+def test_under_tcg_a_database_vm_half_whose_guests_kept_up_is_judged_and_listed() -> None:
+    """At the guest operating point (never saturated, at most half busy) C5's VM half is
+    judged, on a testbed that differs in its VM acceleration; the rule vm-db-busy lists the
+    verdict it moved, from "not testable here" under the rule tcg."""
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.32)
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == REPRODUCED, verdict["why"]
+    assert verdict["testbed"] == DIFFERS and "VM acceleration" in verdict["differs"]
+    assert verdict["changes"].endswith(
+        "vm-db-busy: not testable here -> reproduced (testbed differs in weights, VM)")
+    assert "tcg: " in verdict["changes"]  # the tcg rule had taken it away
+    assert verdict["verdict_before"] == "not testable here"  # the state before 2026-11-29
+
+
+
+def test_a_vm_half_under_tcg_states_the_emulated_vcpu_time_of_a_transaction() -> None:
+    """The VM acceleration factor's text: the guest's vCPU time per transaction (busy share
+    over transactions/s) beside the transaction's latency, what KVM could save at most."""
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.32)
+    for row in db.rows:
+        row["op_lat_mean_ms"] = 26.0
+    c5 = checks_of(db.ledger()[1], "C5").iloc[0]
+    # 0.32 of a second's vCPU over ~402 transactions a second (their spread): 0.796 ms
+    assert ("TCG; the emulated guest's vCPU 0.796 ms a transaction against a 26 ms transaction "
+            "(medians of 4 vm tenant-runs): at most what KVM would save") in c5["differs"]
+
+
+@pytest.mark.parametrize(("busy", "saturated", "said"), [
+    (0.83, 0.0, "vCPU busy up to 83%"),  # thesis-hdd's MariaDB guest, at 64 threads
+    (0.3, 0.05, "saturated in up to 5% of its seconds"),  # one saturated second in twenty
+])
+def test_under_tcg_busier_guests_leave_the_vm_half_not_testable_saying_how_busy(
+        busy: float, saturated: float, said: str) -> None:
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy, saturated)
+    table, checks_ = db.ledger()
+    c5 = checks_of(checks_, "C5").iloc[0]
+    assert c5["status"] == NOT_TESTABLE and said in c5["why_not"], c5["why_not"]
+    assert "in 4 of 4 runs a guest did not keep up" in c5["why_not"]
+    assert table.loc["C5", "verdict"] == "not testable here"
+    assert "vm-db-busy" not in table.loc["C5", "changes"]  # it moved no verdict
+
+
+def test_a_guest_left_out_as_cpu_bound_counts_against_its_vm_half() -> None:
+    """Every run of the check's conditions counts, those left out too: a VM run whose
+    neighbour guest saturated (left out as CPU-bound) leaves C5's VM half not testable,
+    though the rest kept up; a busy neighbour guest counts as the victim's would."""
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.3)
+    vm_runs = sorted({r["run_id"] for r in db.rows if r["arm"] == "vm" and r["n_tenants"] == 2})
+    for row in db.rows:
+        if row["run_id"] == vm_runs[0] and row["tenant"] == "neighbour":
+            row.update(cpu_bound=1, vcpu_busy_mean=0.97, vcpu_saturated_share=0.8)
+        if row["run_id"] == vm_runs[1] and row["tenant"] == "neighbour":
+            row.update(vcpu_busy_mean=0.6)
+    c5 = checks_of(db.ledger()[1], "C5").iloc[0]
+    assert c5["status"] == NOT_TESTABLE, c5["why_not"]
+    assert "in 2 of 4 runs a guest did not keep up" in c5["why_not"]
+    assert "vCPU busy up to 97%, saturated in up to 80%" in c5["why_not"]
+
+
+def test_the_busyness_rule_does_not_touch_kvm_or_a_missing_half() -> None:
+    """Under KVM no precondition on the guest's CPU; under TCG a condition without vm runs is
+    missing, not untestable."""
+    from journalbench.judge.claims import preconditions
+
+    db = Db()
+    mysql_pairs(db)
+    assert db.verdict("C5")["verdict"] == REPRODUCED
+    check = checks.ratio("C5", "x", pd.DataFrame({"arm": ["vm"], "virt_accel": ["kvm"],
+                                                  "ops_s": [1.0], "run_id": ["r"]}),
+                         pd.DataFrame({"arm": [], "ops_s": [], "run_id": []}), "ops_s",
+                         needs=(preconditions.VM_DB,))
+    assert preconditions.vm_db_busy_unmet(check) is None
+    db = Db()
+    pair(db, "shared-journal", ops_s=200.0, db_fsyncs_per_s=14.0, achieved_share=0.3)
+    under_tcg(db, busy=0.9)
+    c7 = checks_of(db.ledger()[1], "C7").iloc[0]
+    assert c7["status"] == MISSING
+
+
+def test_at_the_guest_operating_point_a_mysql_verdict_differs_in_its_client_load() -> None:
+    """The thesis raised its clients until I/O saturated: runs at the guest's operating point
+    differ from it in the client load (mechanism group-commit), those at the I/O calibration's
+    count do not, and a table that does not record how counts as the calibration's."""
+    from journalbench.judge.claims import scope
+
+    db = Db()
+    mysql_pairs(db)
+    assert "client load" not in db.verdict("C5")["differs"]
+    for row in db.rows:
+        row.update(client_point="io-saturation", client_threads=64)
+    assert "client load" not in db.verdict("C5")["differs"]
+    for row in db.rows:
+        row.update(client_point="guest", client_threads=4)
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == REPRODUCED and verdict["testbed"] == DIFFERS
+    assert verdict["differs"] == "what the weights divide, client load"
+    c5 = checks_of(db.ledger()[1], "C5").iloc[0]
+    assert ("the database's client load (its operating point): here 4 sysbench threads, the "
+            "guest's operating point") in c5["differs"]
+    fio_rows = pd.DataFrame({"arm": ["shared-journal"], "tool": ["fio"],
+                             "client_point": [None]})
+    assert not scope.FACTORS[scope.LOAD].applies(scope.Testbed(fio_rows))
+
+
 # -- Redis: C21-C23 ---------------------------------------------------------------------------
 
 def test_redis_vm_halves_are_partially_measured() -> None:

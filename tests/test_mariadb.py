@@ -137,6 +137,47 @@ def test_calibrated_threads_and_a_cached_datadir(agent_host, tmp_path):
     assert cached["setup_s"]["cache"] < 1
 
 
+def test_threads_from_the_guest_operating_point(agent_host, tmp_path):
+    """`threads: guest` reads the host's guest operating point (here a record of a sweep put
+    in the host's calibration folder: the sweep itself is `journalbench guest-point`), keeps it
+    with its sweep in host.json and says so in the facts and in tidy's client_point; without a
+    record the run fails in one line naming the command that measures it, leaving nothing."""
+    from journalbench.agent import disk
+    from journalbench.agent.registry import profile_for
+    from journalbench.agent.workloads import guest_point
+    from journalbench.control.hosts import load_host
+
+    host = load_host(str(agent_host["file"]))  # as the agent reads it
+    profile = profile_for(host, {}, disk.state_root(host))
+    asked = {**SMALL, "threads": guest_point.GUEST}
+    out = tmp_path / "none"
+    code, stderr = finish(start_run(spec("shared-journal", ("victim", 700, asked)), agent_host,
+                                    out))
+    assert code != 0 and not runfolder.is_complete(out)
+    line = stderr.strip().splitlines()[-1]
+    assert "no guest operating point" in line and "journalbench guest-point --host " in line
+    assert not servers(agent_host) and not system_residue(agent_host["name"],
+                                                          agent_host["state_dir"])
+    steps = [guest_point.step(1, 0.2, 0, 10, 40.0, 25.0),
+             guest_point.step(2, 0.4, 0, 10, 75.0, 26.6),
+             guest_point.step(4, 0.8, 2, 10, 120.0, 33.0)]
+    record = guest_point.record_of(steps, profile=profile.NAME, accel="tcg",
+                                   tables=SMALL["tables"], table_size=SMALL["table_size"],
+                                   step_s=10, warmup_s=0, runs=tmp_path / "sweep")
+    path = guest_point.path_for(host, profile, SMALL["tables"], SMALL["table_size"])
+    guest_point.write(path, record)
+    out = tmp_path / "run"
+    code, stderr = finish(start_run(spec("shared-journal", ("victim", 700, asked)), agent_host,
+                                    out))
+    assert code == 0, stderr
+    kept = json.loads((out / runfolder.HOST).read_text())["calibration"][guest_point.RECORD]
+    assert kept["threads"] == 2 and kept["sweep"] == steps and kept["file"] == str(path)
+    facts = json.loads((out / mariadb_facts_file("victim")).read_text())
+    assert facts["threads"] == 2 and facts["threads_from"] == f"guest point {path}"
+    (row,) = parse_run(out)[0]
+    assert row["client_threads"] == 2 and row["client_point"] == "guest"
+
+
 def test_server_that_does_not_start(agent_host, tmp_path):
     """A data directory without system tables: the server aborts; one line names the tenant
     and its log, the run is not landed, nothing is left."""

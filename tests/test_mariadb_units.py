@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fixtures.checks import FIXTURES, assert_names_file
 
-from journalbench.agent.workloads import mariadb_calibrate, mariadb_server
+from journalbench.agent.workloads import guest_point, mariadb_calibrate, mariadb_server
 from journalbench.agent.workloads.mariadb import measured_script
 from journalbench.formats import ParseError
 from journalbench.formats.fsync import parse_fsync
@@ -57,7 +57,9 @@ def test_schema_branch_defaults_are_the_modules():
                  if b["if"]["properties"]["tool"].get("const") == "mariadb"]
     assert branch["tables"]["default"] == mariadb_server.TABLES
     assert branch["table_size"]["default"] == mariadb_server.TABLE_SIZE
-    assert branch["threads"]["maximum"] == mariadb_calibrate.MAX_THREADS
+    count, point = branch["threads"]["oneOf"]
+    assert count["maximum"] == mariadb_calibrate.MAX_THREADS == max(guest_point.LADDER)
+    assert point["const"] == guest_point.GUEST
 
 
 def test_counters_of_a_real_run():

@@ -24,6 +24,7 @@ COMMAND_MODULES = {
     "journalbench.cli.claims": ("claims", "power"),
     "journalbench.cli.remote": ("check-host", "deploy", "run-remote", "recover",
                                 "adopt-reference"),
+    "journalbench.cli.guestpoint": ("guest-point",),
 }
 AGENT_COMMANDS = ("run", "teardown")  # the agent's own, on host and spec files validated here
 HOST_HELP = "host name in hosts/ or host file path"

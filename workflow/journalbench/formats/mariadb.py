@@ -35,6 +35,20 @@ def mariadb_facts_file(tenant: str) -> str:
     return f"mariadb-{tenant}.json"
 
 
+# how a tenant's thread count was chosen (its facts' `threads_from`): raised until the device
+# saturated (the I/O calibration, as the thesis raised its clients), the host's guest
+# operating point (the count at which the vm arm's emulated guest keeps up), or the spec's own
+IO_SATURATION, GUEST_POINT, SPEC = "io-saturation", "guest", "spec"
+
+
+def client_point(threads_from: str) -> str:
+    """IO_SATURATION, GUEST_POINT or SPEC, from the facts' `threads_from` ("calibration
+    <file>", "guest point <file>", "spec")."""
+    if threads_from.startswith("guest point"):
+        return GUEST_POINT
+    return IO_SATURATION if threads_from.startswith("calibration") else SPEC
+
+
 HEADER = "journalbench-mariadb-counters 1"
 PHASES = ("before", "after")
 # MariaDB 10.8 and later count log fsyncs in Innodb_data_fsyncs and no longer have this one

@@ -25,7 +25,7 @@ from typing import Any
 from journalbench import runfolder, window
 from journalbench.formats import ParseError, problem
 from journalbench.formats.fsync import fsync_file, parse_fsync
-from journalbench.formats.guest import guest_file, parse_guest
+from journalbench.formats.guest import GuestReport, guest_file, parse_guest
 from journalbench.formats.samples import Sample, parse_samples
 from journalbench.tidy import currencies, tolerance
 from journalbench.tidy.currencies import same_cgroup
@@ -388,17 +388,23 @@ def guest_columns(run: Run, tenant: str) -> dict[str, Any]:
     if run.spec["arm"] != VM:
         return {"vcpu_busy_mean": None, "vcpu_saturated_share": None, "cpu_bound": None,
                 "guest_disk_bytes": None, "guest_jbd2_bytes": None}
+    report = guest_report(run, tenant)
+    return {"vcpu_busy_mean": report.vcpu_busy_mean,
+            "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
+            "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
+
+
+def guest_report(run: Run, tenant: str) -> GuestReport:
+    """A VM tenant's own report over the run's measured window (the whole report for a run
+    made before its start and the sampler's zero were both recorded)."""
     host = run.host
     summary = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
     started, zero = summary.get("started_ns"), host.get("window", {}).get("clock_ns")
     report_path = run.folder / guest_file(tenant)
     if started is None or zero is None:  # a run made before both were recorded: whole
-        report = parse_guest(report_path, tenant)
-    else:  # both on CLOCK_MONOTONIC: the report's zero on the sampler's clock
-        report = parse_guest(report_path, tenant, run.span, (started - zero) / 1e9)
-    return {"vcpu_busy_mean": report.vcpu_busy_mean,
-            "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
-            "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
+        return parse_guest(report_path, tenant)
+    # both on CLOCK_MONOTONIC: the report's zero on the sampler's clock
+    return parse_guest(report_path, tenant, run.span, (started - zero) / 1e9)
 
 
 def host_saturated(host: dict[str, Any]) -> int | None:

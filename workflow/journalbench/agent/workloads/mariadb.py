@@ -4,8 +4,10 @@ Per tenant: the prepared data directory (`mariadb_server.prepared_datadir`, buil
 is unpacked onto the tenant's volume, a private server starts inside the tenant (container or
 guest) on it, and the measured phase runs sysbench inside the same tenant, so the client shares
 the tenant's one core (its CPU use is recorded, and a run whose tenant saturated its core is
-flagged at tidy time). The thread count comes from the spec or from the host's calibration
-(`mariadb_calibrate`). Run-folder files per tenant:
+flagged at tidy time). The thread count comes from the spec, from the host's I/O calibration
+(`mariadb_calibrate`, without `threads`) or, with `threads: guest`, from the host's guest
+operating point (`guest_point`: the count at which the vm arm's emulated guest keeps up, the
+same for every arm). Run-folder files per tenant:
 
 - `sysbench-<t>.log`           sysbench's report (per-second lines, histogram, summary);
 - `mariadb-<t>-counters.txt`   SHOW GLOBAL STATUS and the server's CPU time before and after,
@@ -28,7 +30,7 @@ from journalbench.agent import cgroups
 from journalbench.agent.probes import FsyncTracer
 from journalbench.agent.requires import Tool
 from journalbench.agent.system import sh
-from journalbench.agent.workloads import mariadb_calibrate
+from journalbench.agent.workloads import guest_point, mariadb_calibrate
 from journalbench.agent.workloads.base import Process, TenantShell, Workload, spawn_into
 from journalbench.agent.workloads.mariadb_server import (
     BUFFER_POOL_MB,
@@ -124,7 +126,9 @@ class MariaDB(Workload):
     def __init__(self, tenant: str, settings: dict[str, Any], duration_s: int) -> None:
         super().__init__(tenant, settings, duration_s)
         self.params = settings_of(settings)
-        self.threads: int | None = self.params["threads"]
+        given = self.params["threads"]
+        self.point = given == guest_point.GUEST  # the host's guest operating point
+        self.threads: int | None = None if self.point else given
         self.threads_from = "spec" if self.threads else None
         self.server: Server | None = None
         self.out: Path | None = None  # the run folder, once prepared
@@ -137,9 +141,17 @@ class MariaDB(Workload):
 
     def calibrate(self, host: dict[str, Any], profile: Any, device: Any,
                   mount: Path) -> dict[str, Any]:
-        """Threads from the host's calibration when the spec gives none."""
+        """Threads from the host's calibration when the spec gives none: its guest operating
+        point when the spec asks for it (measured before, by `journalbench guest-point`), else
+        its I/O calibration (measured here when missing)."""
         if self.threads:
             return {}
+        if self.point:
+            point = guest_point.read(host, profile, self.params["tables"],
+                                     self.params["table_size"])
+            self.threads = int(point["threads"])
+            self.threads_from = f"guest point {point['file']}"
+            return {guest_point.RECORD: point}
         record = mariadb_calibrate.threads(host, profile, device, mount,
                                            self.params["tables"], self.params["table_size"])
         self.threads = int(record["threads"])

@@ -76,6 +76,9 @@ class Check:
     part: str = CONTAINER  # which half of the claim: CONTAINER or "vm"
     missing: str = "no runs of this condition in the campaign"
     excluded: tuple[str, ...] = ()  # runs of its conditions left out (preconditions.DB_CPU)
+    # a database's VM half: per run of its conditions (those left out too), its busiest guest's
+    # vCPU busy mean and saturated share (dbruns.Screen; preconditions.vm_db_busy_unmet)
+    guests: dict[str, tuple[float, float]] = field(default_factory=dict)
     column: str = ""  # the runs-table column its values come from (their unit)
     since: str = ""  # the rule (rules.py) that brought it in; "" for always
     until: str = ""  # the rule that replaced it: judged only to list what that rule changed

@@ -7,7 +7,8 @@ share statistic of a MySQL tenant (its swing).
   study, as in the thesis's figures.
 - CPU-bound runs (preconditions.DB_CPU): a run in which any tenant row has `cpu_bound` = 1 is
   left out of every database check; `Screen` builds a check from the rows that are left and
-  records the runs it left out.
+  records the runs it left out, and for a VM half (preconditions.VM_DB) how busy the guests of
+  every run of its conditions were (rule vm-db-busy).
 - Swing: per run and tenant, the spread of its per-second share of the tenants' bytes (tenant
   rows of `samples`, full seconds of the measured window, seconds in which the tenants moved
   bytes): its 95th minus its 5th percentile. The thesis's containers swung between 0% and 55%
@@ -23,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from journalbench.judge.claims.checks import Check
-from journalbench.judge.claims.preconditions import DB_CPU
+from journalbench.judge.claims.preconditions import DB_CPU, VM_DB
 from journalbench.judge.selection import runs_for
 from journalbench.judge.starved import FULL_SECOND
+from journalbench.vocabulary import VM
 
 RUN_KEYS = ["campaign", "host", "run_id"]
 SWING = "share_swing"
@@ -53,6 +55,24 @@ class Screen:
 
     def __init__(self, runs: pd.DataFrame) -> None:
         self.flagged = cpu_bound_runs(runs)
+        self.runs = runs
+        self.busiest: dict[str, tuple[float, float]] | None = None  # made when first asked
+
+    def guests(self) -> dict[str, tuple[float, float]]:
+        """Per run with a VM tenant: its busiest guest's vCPU busy mean and saturated share
+        (NaN where a guest recorded none: then the run's is NaN)."""
+        if self.busiest is None:
+            self.busiest = {}
+            rows = self.runs
+            vm = (rows["arm"] == VM).to_numpy()
+            busy, saturated = (pd.to_numeric(rows.get(c, pd.Series(np.nan, index=rows.index)),
+                                             errors="coerce").to_numpy(float)[vm]
+                               for c in ("vcpu_busy_mean", "vcpu_saturated_share"))
+            for run, b, s in zip(rows["run_id"].to_numpy()[vm], busy, saturated, strict=True):
+                old = self.busiest.get(run, (-np.inf, -np.inf))
+                self.busiest[run] = (np.nan if np.isnan(b) or np.isnan(old[0]) else max(b, old[0]),
+                                     np.nan if np.isnan(s) or np.isnan(old[1]) else max(s, old[1]))
+        return self.busiest
 
     def __call__(self, make: Callable[..., Check], claim: str, label: str, *args: object,
                  **options: object) -> Check:
@@ -67,6 +87,11 @@ class Screen:
         needs = tuple(options.pop("needs", ()))
         check = make(claim, label, *kept, needs=(*needs, DB_CPU), **options)
         check.excluded = tuple(sorted(excluded))
+        if VM_DB in needs:  # every run of its conditions, those left out too
+            runs = excluded.union(*(set(arg["run_id"]) for arg in kept
+                                    if isinstance(arg, pd.DataFrame)))
+            guests = self.guests()
+            check.guests = {run: guests[run] for run in sorted(runs) if run in guests}
         return check
 
 

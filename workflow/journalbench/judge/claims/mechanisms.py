@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEVICE, WEIGHTS, WRITEBACK, VIRTUALIZATION, PLATFORM = (
-    "device", "weights", "writeback", "virtualization", "platform")
-FACTOR_NAMES = (DEVICE, WEIGHTS, WRITEBACK, VIRTUALIZATION, PLATFORM)
+DEVICE, WEIGHTS, WRITEBACK, VIRTUALIZATION, PLATFORM, LOAD = (
+    "device", "weights", "writeback", "virtualization", "platform", "load")
+FACTOR_NAMES = (DEVICE, WEIGHTS, WRITEBACK, VIRTUALIZATION, PLATFORM, LOAD)
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,17 @@ MECHANISMS: dict[str, Mechanism] = {m.name: m for m in (
               "Under TCG QEMU translates every guest instruction (docs/devel/tcg.rst), so each "
               "request of a VM spends emulated CPU time in the guest's file system, block "
               "layer and virtio driver that KVM runs at native speed; a VM half measures the "
-              "emulator as well as the disk (the tcg precondition leaves out guests busier "
-              "than 25%)."),
+              "emulator as well as the disk (the tcg precondition leaves out fio guests busier "
+              "than 25%, the rule vm-db-busy database guests more than half busy or ever "
+              "saturated)."),
+    # -- a database's client load (its operating point) -----------------------------------------
+    Mechanism("group-commit", LOAD,
+              "The thesis raised its MySQL clients until I/O saturated (Sec 4.1.1, p. 36), "
+              "where transactions queue for the log and one flush commits several (InnoDB's "
+              "group commit, one jbd2 commit for many fsyncs); below saturation a transaction "
+              "waits for its own commit instead of sharing a group commit, so what a commit, and "
+              "a neighbour's journal traffic, costs each transaction can change with the client "
+              "count."),
     # -- the container platform's per-container volume ----------------------------------------
     Mechanism("ploop-allocation", PLATFORM,
               "The thesis's per-container journals sat on Ploop, whose format module maps a "

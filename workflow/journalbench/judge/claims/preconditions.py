@@ -10,7 +10,11 @@ A check whose precondition is not met is "not testable here", whatever its numbe
   `host-cpu`): a test host that records its own CPUs over each run (a nested host, whose vCPUs
   run every tenant) must not have had one saturated in half the run's seconds or more
   (tidy's `cpu_bound` on its container tenants), the bound a VM's vCPU is held to.
-- VM_DB: a database's VM half; not testable under TCG (rule `tcg`).
+- VM_DB: a database's VM half; not testable under TCG (rule `tcg`); since the rule
+  `vm-db-busy` judged under TCG where every guest of the check's runs (those left out as
+  CPU-bound too) kept up with its disk: saturated in no second and at most half busy
+  (formats.guest.keeps_up), as at the MySQL claims' guest operating point; busier guests leave
+  it not testable, saying how busy.
 - TUNED_ON (every check; rule `tuned-on`): the testbed's I/O controller settings were not
   chosen on the check's own claim's condition; where they were, the check is no independent
   test of that claim there.
@@ -43,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from journalbench.formats.guest import BUSY_LIMIT, keeps_up
 from journalbench.judge.claims import division, scope
 from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.checks import Check, enough
@@ -68,7 +73,8 @@ TUNED_ON = {("thesis-v2", "iocost"): {
           "pairs, C3's condition, before the campaign (2026-11-26)"}}
 DESCRIPTIONS = {
     VM_CPU: "KVM, or no tenant-run of the comparison CPU-bound; under TCG, only fio halves whose "
-            f"every guest was at most {TCG_IO_BOUND:.0%} busy, never a database's",
+            f"every guest was at most {TCG_IO_BOUND:.0%} busy, and a database's only where every "
+            f"guest kept up (saturated in no second, at most {BUSY_LIMIT:.0%} busy)",
     JOURNAL_REGIME: f"a high-fsync writer alone spends >= {JOURNAL_BOUND:.0%} of its time in "
                     "fsync on this device (the thesis's writer: ~20-27%, in its VM)",
     DB_CPU: "database checks leave out runs with a CPU-bound tenant (a database's client + "
@@ -125,6 +131,35 @@ def tcg_unmet(check: Check) -> str:
                 f"{busy.max():.0%}, above {TCG_IO_BOUND:.0%})" if busy.notna().any() else
                 "VM under TCG and its guests' vCPU busy not recorded")
     return ""
+
+
+def vm_db_busy_unmet(check: Check) -> str | None:
+    """Why a database's VM half under TCG is not judged under the rule `vm-db-busy` (its
+    guests did not all keep up: how busy, how many), "" where every guest of every run of its
+    conditions kept up; None where it is no database's VM half under TCG (the rule `tcg`'s
+    reason, if any, then stands)."""
+    bed = check.testbed
+    if VM_DB not in check.needs or "tcg" not in bed.values("virt_accel", bed.vm):
+        return None
+    guests = check.guests
+    unknown = [run for run, (busy, saturated) in guests.items()
+               if np.isnan(busy) or np.isnan(saturated)]
+    busier = [run for run, (busy, saturated) in guests.items()
+              if run not in unknown and not keeps_up(busy, saturated)]
+    reasons = []
+    if busier:
+        busy = max(guests[run][0] for run in busier)
+        saturated = max(guests[run][1] for run in busier)
+        reasons.append(f"in {len(busier)} of {len(guests)} runs a guest did not keep up with "
+                       f"its disk (vCPU busy up to {busy:.0%}, saturated in up to "
+                       f"{saturated:.0%} of its seconds; judged where at most "
+                       f"{BUSY_LIMIT:.0%} busy and saturated in no second)")
+    if unknown:
+        reasons.append(f"{len(unknown)} of {len(guests)} runs without their guests' vCPU "
+                       "recorded")
+    if not guests:
+        reasons.append("no guest's vCPU recorded")
+    return ("a database's VM half under TCG: " + "; ".join(reasons)) if reasons else ""
 
 
 def guest_fsync_unmet(check: Check) -> str:

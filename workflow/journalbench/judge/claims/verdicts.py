@@ -92,10 +92,14 @@ ALL_RULES = frozenset(rules.NAMES)
 # precondition rules that make a check not testable, in the order their reasons are given
 PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
                       rules.TCG: preconditions.tcg_unmet,
+                      rules.VM_DB_BUSY: preconditions.vm_db_busy_unmet,
                       rules.WRITEBACK: preconditions.writeback_unmet,
                       rules.HOST_CPU: preconditions.host_cpu_unmet,
                       rules.TUNED_ON: preconditions.tuned_on_unmet,
                       rules.WEIGHTS_IN_PLAY: preconditions.weights_unmet}
+# a later precondition rule that judges anew what an earlier one refused, for the checks it
+# applies to (its test gives a reason or "", not None): the earlier one's reason is lifted there
+RELAXES = {rules.VM_DB_BUSY: rules.TCG}
 # the rules in force before the latest rule date: the state the latest changes are listed
 # against (each claim's `*_before` columns; the headline's moves, report/headline.py)
 BEFORE = frozenset(rule.name for rule in rules.RULES if rule.date < rules.LATEST)
@@ -174,7 +178,7 @@ def check_row(claim: str, check: Check, starved: dict[str, str],
            **absolute(check)}
     row["base_status"], row["base_why"] = base_status(check, regime)
     row["rule_why"] = {rule: why for rule, test in PRECONDITION_RULES.items()
-                       if (why := test(check))}
+                       if (why := test(check)) is not None}  # "": met; None: not its concern
     if check.blocked:  # a pool's: its member blocks, each member against the others
         row["members"] = agreement.blocks(check)
         row[COMPARED] = agreement.compare(check) if row["base_status"] == MEASURED else []
@@ -221,10 +225,12 @@ def in_force(row: Mapping[str, Any], active: frozenset[str]) -> bool:
 def status(row: Mapping[str, Any], active: frozenset[str]) -> tuple[str, str]:
     """The check's status and why under the rules `active`: a later precondition rule makes a
     check not testable (a missing check stays missing, but for an untraceable fsync)."""
+    lifted = {RELAXES[rule] for rule in RELAXES if rule in active and rule in row["rule_why"]}
     for rule in PRECONDITION_RULES:
         why = row["rule_why"].get(rule)
-        if rule in active and why and (row["base_status"] != MISSING
-                                       or rule in (rules.GUEST_FSYNC, rules.TCG)):
+        if rule in active and why and rule not in lifted and (
+                row["base_status"] != MISSING
+                or rule in (rules.GUEST_FSYNC, rules.TCG, rules.VM_DB_BUSY)):
             return NOT_TESTABLE, why
     return row["base_status"], row["base_why"]
 

@@ -12,6 +12,7 @@ from typing import Any
 from journalbench.formats import percentile_of_counts, problem
 from journalbench.formats.mariadb import (
     Counters,
+    client_point,
     mariadb_counters_file,
     mariadb_facts_file,
     parse_counters,
@@ -28,6 +29,8 @@ METRICS = (
     Metric("qps", "float64", "queries/s", "queries per second"),
     Metric("client_threads", "int64", "", "sysbench's threads"),
     Metric("client_location", "string", "", "where the client ran"),
+    Metric("client_point", "string", "", "how its thread count was chosen: io-saturation, "
+                                         "guest (the guest's operating point) or spec"),
     *CPU,
     Metric("db_fsyncs", "int64", "", "the server's data fsyncs over the measured phase"),
     Metric("db_fsyncs_per_s", "float64", "calls/s", "their rate"),
@@ -65,6 +68,7 @@ def columns(loaded: Loaded, workload: dict[str, Any]) -> dict[str, Any]:
             "op_lat_p99_ms": percentile_of_counts(bench.histogram, 99),
             "qps": bench.qps, "client_threads": bench.threads,
             "client_location": facts["client_location"],
+            "client_point": client_point(facts["threads_from"]),
             "client_cpu_share": counters.client_cpu_share,
             "server_cpu_share": counters.server_cpu_share,
             "db_fsyncs": counters.data_fsyncs,
