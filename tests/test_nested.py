@@ -309,6 +309,10 @@ def test_iocost_under_the_interleaved_procedure_runs_at_its_fixed_rate(
     vrates = {row["cost_vrate_pct"] for row in lines if row["kind"] == "device"
               and "cost_vrate_pct" in row}
     assert vrates == {100.0}, vrates
+    # the vrate an earlier run left (the knee's, above, lowers it) was brought to 100% first
+    assert facts["vrate_settle_s"] >= 0 and facts["vrate_before_pct"] <= 100.0, facts
+    print(f"interleaved: vrate before {facts['vrate_before_pct']}%, settled in "
+          f"{facts['vrate_settle_s']} s")
 
 
 def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ from journalbench.agent import disk
 from journalbench.agent.cgroups import Backend, V2Io
 from journalbench.agent.cgroups import v2_root as cgroup_v2_root
 from journalbench.agent.devices.base import DeviceProfile
-from journalbench.agent.iocontrol import costmodel, interleaved
+from journalbench.agent.iocontrol import costmodel, interleaved, vrate
 from journalbench.agent.iocontrol.base import PAST_BUDGET, IoControl
 from journalbench.agent.iocounters import IoCounters, parse_cost, parse_v2_stat
 from journalbench.agent.system import log, read, write
@@ -91,6 +91,8 @@ class IoCost(IoControl):
         self.calibration: dict[str, Any] = {}
         self.readback: dict[str, dict[str, str]] = {}
         self.qos: dict[str, int] = {}
+        self.host = ""
+        self.settled: dict[str, float] = {}
 
     @classmethod
     def refuses(cls, backend: Backend) -> str | None:
@@ -113,6 +115,7 @@ class IoCost(IoControl):
                   state_root: Path, tunables: dict[str, Any]) -> None:
         self.procedure = PROCEDURES[str(tunables.get("procedure",
                                                      vocabulary.DEFAULT_IOCOST_QOS))]
+        self.host = str(host["name"])
         self.note(state_root, device.devnum)  # before anything is set: teardown finds it
         debug_stats_on(state_root)
         self.disable(device.devnum)  # measured as the device is, not as iocost throttles it
@@ -145,6 +148,9 @@ class IoCost(IoControl):
                                             for key, value in self.qos.items()):
             raise AgentError(f"{device.path}: iocost did not take its QoS ({QOS} reads {qos}, "
                              f"set {self.qos})")
+        # the vrate is the device's: a QoS's bounds move it back only gradually (vrate.py)
+        self.settled = vrate.settle(self.backend, self.host, device, float(self.qos["min"]),
+                                    float(self.qos["max"]))
         log.info("iocost on %s: qos %s, model %s", device.path, self.readback["qos"],
                  self.readback["model"])
         return {f"{part}.{key}": value for part, fields in self.readback.items()
@@ -176,7 +182,7 @@ class IoCost(IoControl):
         record["io_control"]["iocost"] = {
             **self.readback, "model_measured": self.calibration.get("model"),
             "qos_set": self.qos, "qos_rule": self.procedure.rule,
-            "procedure": self.procedure.name,
+            "procedure": self.procedure.name, **self.settled,
             "calibration": {k: v for k, v in self.calibration.items() if k != "model"}}
         return record
 
