@@ -12,7 +12,7 @@ data/processed/, results/ and figures/ as `snakemake --cores 1` left them. Compa
 - the executed notebooks (results/<campaign>/notebooks/*.ipynb), whose run times and kernel
   ids differ each time: their cells' sources and outputs (text, tables, the figures' images)
   are compared instead, without execution counts and metadata;
-- Snakemake's own marker files (.snakemake_timestamp).
+- the pipeline's own marker files (.snakemake_timestamp, missing-runs.txt, landed-runs.txt).
 
 Prints one line per difference and exits 1 if there is any, else says how much was compared.
 """
@@ -27,7 +27,9 @@ from typing import Any
 
 FOLDERS = ("data/processed", "results", "figures")
 SKIPPED_PARTS = ("cache",)  # tidy's cache (data/processed/<campaign>/cache/): its write ids
-SKIPPED_NAMES = (".snakemake_timestamp", ".gitkeep")
+# the pipeline's own markers: Snakemake's, and the lists of missing and landed runs that make
+# tidy run again (workflow/rules/)
+SKIPPED_NAMES = (".snakemake_timestamp", ".gitkeep", "missing-runs.txt", "landed-runs.txt")
 
 
 def files(root: Path) -> dict[str, Path]:
