@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.errors import ConfigError
 from journalbench.plan import campaign as campaigns
 from journalbench.plan import deal as deals
@@ -145,10 +144,11 @@ def build(name_or_path: str) -> Plan:
     path = campaigns.campaign_path(name_or_path)
     campaign = campaigns.load_campaign(str(path))
     name = campaign["name"]
-    runs = [{"run_id": runfolder.run_id(spec), "spec": {**spec, "campaign": name}}
-            for spec in campaigns.expand(campaign, str(path))]
+    made = campaigns.made_specs(campaign, str(path))  # once: the runs and the experiments
+    runs = [{"run_id": run_id, "spec": {**spec, "campaign": name}}
+            for run_id, spec in campaigns.distinct(made).items()]
     return Plan(name, str(path), key_of(path), campaigns.facts(campaign), runs,
-                experiments.experiment_rows(campaign, str(path)))
+                experiments.experiment_rows(campaign, str(path), made))
 
 
 def runs(name_or_path: str, hosts: list[dict[str, Any]], claims: str = "") -> list[PlannedRun]:
