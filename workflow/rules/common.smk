@@ -12,6 +12,7 @@ import threading
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger as snakemake_logger
+from snakemake.persistence import PersistenceBase
 from snakemake.utils import validate
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
@@ -183,6 +184,13 @@ def stop_nested_hosts():
         from journalbench.control.nested import teardown
 
         teardown.stop_all(HOSTS)
+
+
+# Snakemake imports pandas (a quarter of a second of every invocation, a rerun's too) to hash
+# any rule parameter that is a DataFrame; ours are strings and numbers, which its own builtin
+# serializer records alike.
+if hasattr(PersistenceBase, "_serialize_param_builtin"):
+    PersistenceBase._serialize_param = property(lambda self: self._serialize_param_builtin)
 
 
 # Snakemake wakes its scheduler on a threading.Timer of its job-rate timespan
