@@ -14,6 +14,8 @@ data/processed/, results/ and figures/ as `snakemake --cores 1` left them. Compa
   are compared instead, without execution counts and metadata;
 - the pipeline's own marker files (.snakemake_timestamp, missing-runs.txt, landed-runs.txt).
 
+Where each analysis wrote its own root (the notebooks' parameters, skipped runs' folders, the
+report's paths), it is read as "<root>": two checkouts in different places compare equal.
 Prints one line per difference and exits 1 if there is any, else says how much was compared.
 """
 
@@ -46,7 +48,21 @@ def files(root: Path) -> dict[str, Path]:
     return found
 
 
-def table_difference(before: Path, after: Path) -> str | None:
+ROOT = "<root>"
+
+
+def rooted(frame: Any, root: Path) -> Any:
+    """The frame with its root written as ROOT in every string column."""
+    import pandas as pd
+
+    for name in frame.columns:
+        if frame[name].dtype == object or isinstance(frame[name].dtype, pd.StringDtype):
+            frame[name] = frame[name].map(
+                lambda v: v.replace(str(root), ROOT) if isinstance(v, str) else v)
+    return frame
+
+
+def table_difference(before: Path, after: Path, roots: tuple[Path, Path]) -> str | None:
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -54,17 +70,18 @@ def table_difference(before: Path, after: Path) -> str | None:
     if not a.schema.equals(b.schema, check_metadata=False):
         return f"schemas differ: {a.schema} / {b.schema}"
     try:
-        pd.testing.assert_frame_equal(a.to_pandas(), b.to_pandas(), check_exact=True)
+        pd.testing.assert_frame_equal(rooted(a.to_pandas(), roots[0]),
+                                      rooted(b.to_pandas(), roots[1]), check_exact=True)
     except AssertionError as error:
         return " ".join(str(error).split())[:300]
     return None
 
 
-def notebook_cells(path: Path) -> list[dict[str, Any]]:
+def notebook_cells(path: Path, root: Path) -> list[dict[str, Any]]:
     """A notebook's cells as compared: type, source and outputs, without counts and metadata
     (papermill's timings, the kernel's ids)."""
     cells = []
-    for cell in json.loads(path.read_text())["cells"]:
+    for cell in json.loads(path.read_text().replace(str(root), ROOT))["cells"]:
         outputs = [{key: value for key, value in output.items()
                     if key not in ("execution_count", "metadata")}
                    for output in cell.get("outputs", [])]
@@ -73,8 +90,8 @@ def notebook_cells(path: Path) -> list[dict[str, Any]]:
     return cells
 
 
-def notebook_difference(before: Path, after: Path) -> str | None:
-    a, b = notebook_cells(before), notebook_cells(after)
+def notebook_difference(before: Path, after: Path, roots: tuple[Path, Path]) -> str | None:
+    a, b = notebook_cells(before, roots[0]), notebook_cells(after, roots[1])
     if len(a) != len(b):
         return f"{len(a)} cells against {len(b)}"
     for index, (one, other) in enumerate(zip(a, b, strict=True)):
@@ -84,12 +101,16 @@ def notebook_difference(before: Path, after: Path) -> str | None:
     return None
 
 
-def difference(name: str, before: Path, after: Path) -> str | None:
+def difference(name: str, before: Path, after: Path, roots: tuple[Path, Path]) -> str | None:
     if name.endswith(".parquet"):
-        return table_difference(before, after)
+        return table_difference(before, after, roots)
     if name.endswith(".ipynb"):
-        return notebook_difference(before, after)
-    return None if before.read_bytes() == after.read_bytes() else "bytes differ"
+        return notebook_difference(before, after, roots)
+    a, b = before.read_bytes(), after.read_bytes()
+    if a == b or a.replace(bytes(roots[0]), ROOT.encode()) == b.replace(bytes(roots[1]),
+                                                                        ROOT.encode()):
+        return None
+    return "bytes differ"
 
 
 def main() -> int:
@@ -102,7 +123,8 @@ def main() -> int:
     problems += [f"only in {args.after}: {name}" for name in sorted(new.keys() - old.keys())]
     kinds: dict[str, int] = {}
     for name in sorted(old.keys() & new.keys()):
-        why = difference(name, old[name], new[name])
+        why = difference(name, old[name], new[name],
+                         (args.before.resolve(), args.after.resolve()))
         if why is not None:
             problems.append(f"{name}: {why}")
         kind = Path(name).suffix or name
