@@ -1,5 +1,6 @@
 """A campaign's ledger tables kept beside its tidy tables (data/processed/<campaign>/): the
-pipeline judges every campaign once (`journalbench claims --tables-only`), and the notebooks
+pipeline judges every campaign once (`judge`: in the notebooks' kernel before the notebooks,
+report/notebooks.py; on its own, `journalbench claims --tables-only`), and the notebooks
 and the ledger's documents read the result instead of judging again. Judging is the slow part
 of a notebook; the tables also make every notebook show the ledger's own verdicts (judged with
 every campaign's runs as evidence of the device's journal regime)."""
