@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from journalbench.agent.system import process_files
+from journalbench.vocabulary import PROFILES
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = REPO / ".venv" / "bin"
@@ -143,14 +146,35 @@ def stop_workflow_processes(directory: Path) -> None:
     assert not locks.workflow_processes(directory)
 
 
+@pytest.fixture(scope="session")
+def device_references(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The device references (agent/devices/calibrate.py) the session's test hosts measured:
+    a real host measures its device once and keeps the reference in its state dir, and every
+    agent_host is the same host (name, device, this machine) in a state dir of its own, so
+    each starts with what the others kept instead of measuring again (5-15 s a test). Only
+    the device's own reference is shared: what a workload calibrates (MariaDB's threads) is
+    measured by each test that needs it."""
+    return tmp_path_factory.mktemp("device-references")
+
+
+def device_reference(name: str, host: str) -> bool:
+    """Whether a file of a state dir's calibration/ is a device reference of host `host`
+    (calibrate.reference_path: <host>-<profile>-<digest>.json)."""
+    profiles = "|".join(re.escape(profile) for profile in PROFILES)
+    return re.fullmatch(rf"{re.escape(host)}-({profiles})-[0-9a-f]{{12}}\.json", name) is not None
+
+
 @pytest.fixture
-def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
+               device_references: Path):
     """A throw-away local host (own name, own state dir, small image) that is torn down and
-    checked for residue after the test, even when the test fails."""
+    checked for residue after the test, even when the test fails; its device reference is
+    the session's when one was kept (device_references)."""
     marker = request.node.get_closest_marker("image_gb")
     size_gb = marker.args[0] if marker else 4
     state = tmp_path_factory.mktemp("state")
     name = f"pytest{os.getpid()}"
+    shutil.copytree(device_references, state / "calibration")
     host_file = state / f"{name}.yaml"
     host_file.write_text(
         f"name: {name}\ntransport: local\nstate_dir: {state}\n"
@@ -160,4 +184,7 @@ def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixture
     subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host", str(host_file)],
                    capture_output=True, text=True, timeout=120)
     left = system_residue(name, state)
+    for kept in (state / "calibration").glob("*.json"):  # for the session's next hosts
+        if device_reference(kept.name, name) and not (device_references / kept.name).exists():
+            shutil.copy2(kept, device_references / kept.name)
     assert not left, f"test left residue: {left}"
