@@ -116,8 +116,10 @@ def line_columns(parts: Sequence[RunSamples]) -> dict[str, Any]:
     # each line's interval (its run and t), and its interval and cgroup (the same, but for
     # slashes), numbered from 0
     interval = numbered(run, t)
-    in_cgroup = numbered(interval, [None if name is None else name.strip("/")
-                                    for name in values["cgroup"]])
+    names: dict[str | None, int] = {}
+    cgroup = np.array([names.setdefault(None if name is None else name.strip("/"), len(names))
+                       for name in values["cgroup"]], dtype=np.int64)
+    in_cgroup = numbered(interval, cgroup)
 
     def summed(value: Any, chosen: Any, key: Any) -> Any:
         """For every line, the sum of `value` over the `chosen` lines of the same `key`."""
@@ -173,12 +175,20 @@ def line_columns(parts: Sequence[RunSamples]) -> dict[str, Any]:
 
 
 def numbered(*keys: Any) -> Any:
-    """Each line's `keys` (a column each) as a number from 0, the same for the same keys."""
-    import pandas as pd
+    """Each line's `keys` (NumPy columns of numbers) as a number from 0, the same for the same
+    keys (equal as a dict's keys are: a sort, then a new number where any key changes)."""
+    import numpy as np
 
-    return (pd.DataFrame(dict(enumerate(keys))).groupby(list(range(len(keys))), sort=False,
-                                                        dropna=False)
-            .ngroup().to_numpy())
+    if not len(keys[0]):
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(keys[::-1])
+    changes = np.zeros(len(order), dtype=bool)
+    for key in keys:
+        ordered = key[order]
+        changes[1:] |= ordered[1:] != ordered[:-1]
+    found = np.empty(len(order), dtype=np.int64)
+    found[order] = np.cumsum(changes)
+    return found
 
 
 def quotient(top: Any, bottom: Any) -> Any:
