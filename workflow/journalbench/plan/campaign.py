@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, vocabulary, window
-from journalbench.agent.registry import WORKLOADS
 from journalbench.errors import ConfigError, DamagedRunFolders
-from journalbench.plan.schemas import load_validated, validate
 
 CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -46,6 +44,8 @@ def campaign_path(name_or_path: str) -> Path:
 
 def load_campaign(name_or_path: str) -> dict[str, Any]:
     path = campaign_path(name_or_path)
+    from journalbench.plan.schemas import load_validated  # jsonschema: for planning only
+
     return with_testbeds(load_validated(path, "campaign"), str(path))
 
 
@@ -163,6 +163,8 @@ def conditions(experiment: dict[str, Any]) -> list[dict[str, Any]]:
 def planned_tenants(experiment: dict[str, Any], values: dict[str, Any]) -> list[dict[str, Any]]:
     """The experiment's tenants with the vary values in, and each workload as its tool plans it
     (Workload.planned: fio settles its file preparation)."""
+    from journalbench.agent.registry import WORKLOADS  # every agent module: for planning only
+
     tenants = substitute(experiment["tenants"], values)
     for tenant in tenants:
         workload = tenant.get("workload")
@@ -215,6 +217,8 @@ class Made:
 def made_specs(campaign: dict[str, Any], source: str) -> list[Made]:
     """Every run spec of every experiment and condition, repetition-major (every condition
     once, then every condition again), duplicates of two experiments included."""
+    from journalbench.plan.schemas import validate
+
     made = []
     most = max(repetitions(campaign, e) for e in campaign["experiments"])
     for repetition in range(1, most + 1):
