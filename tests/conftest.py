@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,47 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
         (work / name).symlink_to(REPO / name)
     yield work
     stop_workflow_processes(work)
+
+
+@dataclass(frozen=True)
+class Reproduced:
+    """`make reproduce` of the shipped runs in a scratch directory: its folder and what it
+    printed."""
+
+    work: Path
+    output: str
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reproduced]:
+    """The whole analysis of the shipped runs, once for the session (it takes a minute): the
+    repository's files linked into a fresh working directory (no data/processed, figures or
+    results yet, as on a fresh clone; the venv is the repository's), checked to plan no
+    experiment, then `make reproduce` (`snakemake --cores 1`, then `snakemake --report`).
+    What it printed (test_reproduce_output.py) and what it built (test_report.py) are each
+    tested on it; no Snakemake or job of it is alive after the session."""
+    work = tmp_path_factory.mktemp("reproduce") / "work"
+    work.mkdir()
+    for name in ("Makefile", "Snakefile", "workflow", "notebooks", "profiles", "hosts",
+                 "requirements.txt", "pyproject.toml", ".venv"):
+        (work / name).symlink_to(REPO / name)
+    (work / "data").mkdir()
+    (work / "data" / "raw").symlink_to(REPO / "data" / "raw")
+    env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": str(work)}
+    try:
+        planned = subprocess.run([str(VENV_BIN / "snakemake"), "--cores", "1", "--dry-run"],
+                                 cwd=work, capture_output=True, text=True, timeout=600, env=env)
+        assert planned.returncode == 0, (planned.stdout + planned.stderr)[-3000:]
+        assert "run_experiment" not in planned.stdout + planned.stderr, \
+            "the shipped runs do not cover the campaign"
+        # -o: the venv is taken as made (a test must not reinstall the repository's venv)
+        result = subprocess.run(["make", "-o", ".venv/.journalbench-installed", "reproduce"],
+                                cwd=work, capture_output=True, text=True, timeout=3600, env=env)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, output[-3000:]
+        yield Reproduced(work, output)
+    finally:
+        stop_workflow_processes(work)
 
 
 @pytest.fixture(autouse=True)
