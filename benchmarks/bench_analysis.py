@@ -78,8 +78,9 @@ def stage_times(root: Path, since: float, total: float) -> dict[str, float]:
 
 
 def log_times(root: Path, since: float) -> dict[str, float]:
-    """Tidy's time per campaign ("tidy <campaign>") and the runner's per notebook ("notebook
-    <name>"), from the logs written since `since`."""
+    """Tidy's time per campaign ("tidy <campaign>"), the judging's (every campaign's, each
+    campaign's ledger: "judge <campaign>") and the runner's per notebook ("notebook <name>"),
+    from the logs written since `since`."""
     found: dict[str, float] = {}
     tidy_log = root / "logs" / "tidy.log"
     if tidy_log.is_file() and tidy_log.stat().st_mtime >= since:
@@ -92,8 +93,16 @@ def log_times(root: Path, since: float) -> dict[str, float]:
         for line in log.read_text().splitlines():
             name, _, rest = line.partition(": ")
             if rest.endswith(" s") and rest[:-2].replace(".", "", 1).isdigit():
-                found[f"notebook {name}"] = float(rest[:-2])
+                found[kernel_step(name)] = float(rest[:-2])
     return found
+
+
+def kernel_step(name: str) -> str:
+    """The bench's name of a line of the notebook runner's log: the kernel's start, the judging
+    of every campaign in it (and of each campaign), or a notebook."""
+    if name.startswith("judging"):
+        return f"judge {name.removeprefix('judging').strip() or '(every campaign)'}"
+    return name if name == "kernel and imports" else f"notebook {name}"
 
 
 def snakemake(root: Path, env: dict[str, str] | None = None) -> tuple[float, float]:

@@ -8,6 +8,7 @@ every campaign's runs as evidence of the device's journal regime)."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -69,12 +70,13 @@ def tidy_tables(processed: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFra
     return memo.tables("tidy", tidy_paths(processed), lambda: read_tidy(processed))
 
 
-def judge(processed: list[Path], reuse: bool = False,
-          validation: list[Path] | None = None) -> list[tuple[str, tuple, Path]]:
+def judge(processed: list[Path], reuse: bool = False, validation: list[Path] | None = None,
+          seconds: dict[str, float] | None = None) -> list[tuple[str, tuple, Path]]:
     """(campaign, (claims, checks, starved, evidence), dir) of each campaign's processed dir
     with runs (`journalbench claims`, and the notebooks' runner before the notebooks); `reuse`:
     the tables `--tables-only` kept there, where they are; `validation`: dirs of campaigns
-    testing no claim whose validation pairs measure other campaigns' weights."""
+    testing no claim whose validation pairs measure other campaigns' weights; `seconds`, if
+    given, gets how long each campaign's ledger took."""
     from journalbench.judge.claims.contrasts import measured
     from journalbench.judge.claims.division import divisions
     from journalbench.judge.claims.verdicts import ledger, with_family
@@ -108,7 +110,10 @@ def judge(processed: list[Path], reuse: bool = False,
     for folder, (runs, samples, experiments) in loaded:
         tables = judged_before[folder]
         if tables is None:
+            started = time.monotonic()
             tables = ledger(runs, samples, experiments, devices, measured_by)
+            if seconds is not None:
+                seconds[str(runs["campaign"].iloc[0])] = time.monotonic() - started
         results.append((str(runs["campaign"].iloc[0]), tables[:3], folder))
     # what every campaign's studies measured of the testbed factors, applied to all
     folders = {campaign: folder for campaign, _, folder in results}
