@@ -80,10 +80,13 @@ def run_folders(raw_dir: Path) -> list[Path]:
     return sorted(found)
 
 
+# what every run's key shares: the parser version and the columns (made once, not per run)
+KEY_SUFFIX = PARSER_VERSION.encode() + repr((RUNS_COLUMNS, SAMPLES_COLUMNS)).encode()
+
+
 def cache_key(folder: Path) -> str:
     digest = hashlib.sha256((folder / runfolder.MANIFEST).read_bytes())
-    digest.update(PARSER_VERSION.encode())
-    digest.update(repr((RUNS_COLUMNS, SAMPLES_COLUMNS)).encode())
+    digest.update(KEY_SUFFIX)
     return digest.hexdigest()[:24]
 
 
