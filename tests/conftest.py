@@ -5,17 +5,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from journalbench.agent.system import process_files
+from journalbench.vocabulary import PROFILES
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = REPO / ".venv" / "bin"
@@ -68,6 +72,47 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
         (work / name).symlink_to(REPO / name)
     yield work
     stop_workflow_processes(work)
+
+
+@dataclass(frozen=True)
+class Reproduced:
+    """`make reproduce` of the shipped runs in a scratch directory: its folder and what it
+    printed."""
+
+    work: Path
+    output: str
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reproduced]:
+    """The whole analysis of the shipped runs, once for the session (it takes a minute): the
+    repository's files linked into a fresh working directory (no data/processed, figures or
+    results yet, as on a fresh clone; the venv is the repository's), checked to plan no
+    experiment, then `make reproduce` (`snakemake --cores 1`, then `snakemake --report`).
+    What it printed (test_reproduce_output.py) and what it built (test_report.py) are each
+    tested on it; no Snakemake or job of it is alive after the session."""
+    work = tmp_path_factory.mktemp("reproduce") / "work"
+    work.mkdir()
+    for name in ("Makefile", "Snakefile", "workflow", "notebooks", "profiles", "hosts",
+                 "requirements.txt", "pyproject.toml", ".venv"):
+        (work / name).symlink_to(REPO / name)
+    (work / "data").mkdir()
+    (work / "data" / "raw").symlink_to(REPO / "data" / "raw")
+    env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": str(work)}
+    try:
+        planned = subprocess.run([str(VENV_BIN / "snakemake"), "--cores", "1", "--dry-run"],
+                                 cwd=work, capture_output=True, text=True, timeout=600, env=env)
+        assert planned.returncode == 0, (planned.stdout + planned.stderr)[-3000:]
+        assert "run_experiment" not in planned.stdout + planned.stderr, \
+            "the shipped runs do not cover the campaign"
+        # -o: the venv is taken as made (a test must not reinstall the repository's venv)
+        result = subprocess.run(["make", "-o", ".venv/.journalbench-installed", "reproduce"],
+                                cwd=work, capture_output=True, text=True, timeout=3600, env=env)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, output[-3000:]
+        yield Reproduced(work, output)
+    finally:
+        stop_workflow_processes(work)
 
 
 @pytest.fixture(autouse=True)
@@ -143,14 +188,35 @@ def stop_workflow_processes(directory: Path) -> None:
     assert not locks.workflow_processes(directory)
 
 
+@pytest.fixture(scope="session")
+def device_references(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The device references (agent/devices/calibrate.py) the session's test hosts measured:
+    a real host measures its device once and keeps the reference in its state dir, and every
+    agent_host is the same host (name, device, this machine) in a state dir of its own, so
+    each starts with what the others kept instead of measuring again (5-15 s a test). Only
+    the device's own reference is shared: what a workload calibrates (MariaDB's threads) is
+    measured by each test that needs it."""
+    return tmp_path_factory.mktemp("device-references")
+
+
+def device_reference(name: str, host: str) -> bool:
+    """Whether a file of a state dir's calibration/ is a device reference of host `host`
+    (calibrate.reference_path: <host>-<profile>-<digest>.json)."""
+    profiles = "|".join(re.escape(profile) for profile in PROFILES)
+    return re.fullmatch(rf"{re.escape(host)}-({profiles})-[0-9a-f]{{12}}\.json", name) is not None
+
+
 @pytest.fixture
-def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
+               device_references: Path):
     """A throw-away local host (own name, own state dir, small image) that is torn down and
-    checked for residue after the test, even when the test fails."""
+    checked for residue after the test, even when the test fails; its device reference is
+    the session's when one was kept (device_references)."""
     marker = request.node.get_closest_marker("image_gb")
     size_gb = marker.args[0] if marker else 4
     state = tmp_path_factory.mktemp("state")
     name = f"pytest{os.getpid()}"
+    shutil.copytree(device_references, state / "calibration")
     host_file = state / f"{name}.yaml"
     host_file.write_text(
         f"name: {name}\ntransport: local\nstate_dir: {state}\n"
@@ -160,4 +226,7 @@ def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixture
     subprocess.run([str(VENV_BIN / "journalbench"), "teardown", "--host", str(host_file)],
                    capture_output=True, text=True, timeout=120)
     left = system_residue(name, state)
+    for kept in (state / "calibration").glob("*.json"):  # for the session's next hosts
+        if device_reference(kept.name, name) and not (device_references / kept.name).exists():
+            shutil.copy2(kept, device_references / kept.name)
     assert not left, f"test left residue: {left}"

@@ -22,6 +22,7 @@ from journalbench.formats import ParseError
 from journalbench.formats.samples import parse_samples
 from journalbench.report import views
 from journalbench.tidy import currencies
+from journalbench.tidy import samples as tidy_samples
 from journalbench.tidy.rows import parse_run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,6 +136,13 @@ def samples_of(tmp_path: Path, rows: list[dict[str, object]]) -> list:
     return parse_samples(path)
 
 
+def sample_columns(samples: list) -> list[dict[str, object]]:
+    """The currencies' columns of every line of the samples table (tidy/samples.py)."""
+    ids = {"campaign": "c", "host": "h", "run_id": "r", "arm": "journal-accounted"}
+    return [{name: row[name] for name in currencies.SAMPLE_COLUMNS}
+            for row in tidy_samples.rows(tidy_samples.RunSamples(ids, samples))]
+
+
 def test_journal_in_the_tenants_cgroup_is_told_apart(tmp_path: Path) -> None:
     columns = currencies.run_columns(tmp_path, samples_of(tmp_path, accounted()), ["a", "b"])
     a, b = columns["a"], columns["b"]
@@ -177,7 +185,7 @@ def test_scheduler_wait_per_request_of_tenant_and_journal(tmp_path: Path) -> Non
     assert columns["b"]["own_wait_ms"] == pytest.approx(1.0)
     assert columns["b"]["jbd2_wait_ms"] is None  # its journal issued no request
     assert columns["a"]["shared_jbd2_wait_ms"] is None  # no shared journal
-    sample_rows = currencies.sample_columns(samples_of(tmp_path, rows))
+    sample_rows = sample_columns(samples_of(tmp_path, rows))
     assert [row["wait_s"] for row in sample_rows[:5]] == pytest.approx([0.2, 0.05, 0.12, 0,
                                                                         0.25])
     # a run sampled before the wait was: the columns are null, the rest as before
@@ -198,11 +206,11 @@ def test_runs_sampled_before_have_no_requests_or_time(tmp_path: Path) -> None:
     assert set(columns["a"]) == {*currencies.RUN_COLUMNS, "counter_note"}
     assert all(value is None for value in columns["a"].values())
     assert all(set(row) == set(currencies.SAMPLE_COLUMNS) and not any(row.values())
-               for row in currencies.sample_columns(samples))
+               for row in sample_columns(samples))
 
 
 def test_sample_columns_per_interval(tmp_path: Path) -> None:
-    rows = currencies.sample_columns(samples_of(tmp_path, accounted()))
+    rows = sample_columns(samples_of(tmp_path, accounted()))
     a, b, jbd2, idle, device = rows[:5]
     assert (a["requests"], a["own_requests"]) == (100, 80)
     assert a["own_time_s"] == pytest.approx(0.07)

@@ -276,3 +276,20 @@ def test_the_interleaved_model_is_measured_on_a_real_device(tmp_path: Path) -> N
         total = sum(streams.values())
         assert found["model"][key] == (total if key.endswith("bps")
                                        else round(total / costmodel.IOPS_BS)), key
+
+
+def test_a_vrate_outside_the_qos_bounds_is_to_be_settled_and_none_is_no_io_yet() -> None:
+    """vrate.py: the device's vrate (root io.stat, two decimals) within [min, max] needs nothing;
+    5.66% under min=max=100 (what a knee run left on the nested host) needs the reader, under
+the run's bounds with targets every request misses; no
+    cost.vrate yet (no I/O since iocost came on) is within."""
+    from journalbench.agent.iocontrol import vrate
+    assert vrate.within(100.0, 100, 100) and vrate.within(99.96, 100, 100)
+    assert not vrate.within(5.66, 100, 100) and vrate.within(5.66, 1, 100)
+    assert vrate.within(None, 100, 100)
+    command = vrate.reader(type("D", (), {"path": "/dev/vdb"})(), Path("/sys/fs/cgroup/x/p"))
+    assert command[:2] == ["sh", "-c"] and "echo $$ > /sys/fs/cgroup/x/p && exec fio" in command[2]
+    assert "--readonly" in command[2] and "--direct=1" in command[2]
+    settling = vrate.settling_qos(interleaved.QOS)
+    assert (settling["min"], settling["max"]) == (100, 100) and settling["rpct"] == 99
+    assert settling["rlat"] == settling["wlat"] == vrate.SETTLE_LAT_US

@@ -61,3 +61,36 @@ def test_without_the_tables_a_notebook_judges_on_its_own(tmp_path: Path) -> None
     runs, samples, experiments = plan.tables()
     tests = claims_package.tests_of(tmp_path, runs, experiments, samples)
     assert set(tests.loc[tests["claim"] == "C10", "outcome"]) == {"reproduced"}
+
+
+@pytest.mark.skipif(not SHIPPED.is_dir(), reason="no shipped quick-redis runs")
+def test_the_notebooks_runner_judges_in_its_kernel_as_the_command_does(tmp_path: Path,
+                                                                       capsys) -> None:
+    """The pipeline judges in the notebooks' kernel, before the notebooks (which read the
+    tables): the same tables as `journalbench claims --tables-only`, and a notebook sees
+    them; a campaign that cannot be judged stops the runner with one line."""
+    from test_notebooks_run import notebook
+
+    from journalbench.report import notebooks
+
+    processed = tmp_path / "data" / "processed" / "quick-redis"
+    views.load(processed, SHIPPED)  # tidied into tmp_path
+    assert cli.main(["claims", str(processed), "--tables-only"]) == 0
+    by_command = judged.read(processed)
+    for path in judged.paths(processed):
+        path.unlink()
+    notebook(tmp_path / "notebooks" / "reads.ipynb",
+             "from journalbench.judge.claims import judged\n"
+             f"print(len(judged.read({str(processed)!r})[0]), 'claims judged')\n")
+    relative = processed.relative_to(tmp_path)  # as the pipeline gives it: from ROOT
+    assert notebooks.run("quick-redis", tmp_path, ["reads"], judge=[relative]) == 0
+    for mine, theirs in zip(judged.read(processed), by_command, strict=True):
+        pd.testing.assert_frame_equal(mine, theirs)
+    printed = capsys.readouterr().out
+    assert "claims: quick-redis judged" in printed and "judging:" in printed
+    executed = (tmp_path / "results" / "quick-redis" / "notebooks" / "reads.ipynb").read_text()
+    assert f"{len(by_command[0])} claims judged" in executed
+    assert notebooks.run("quick-redis", tmp_path, ["reads"],
+                         judge=[relative.parent / "nothing"]) == 1
+    assert "judging in the notebooks' kernel failed: FileNotFoundError" in \
+        capsys.readouterr().err

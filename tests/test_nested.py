@@ -1,5 +1,5 @@
 """A real nested host (control/nested/): a QEMU guest this machine boots (TCG here) with cgroup
-v2 only, reached over SSH. One boot serves the whole module (the order of the tests matters:
+v2 only, reached over SSH. One machine serves the whole module (the order of the tests matters:
 the last one kills a controller mid-run and tears the machine down); every run goes through
 run_remote, the route `journalbench dispatch` takes, on the machine's `native` disk, short.
 
@@ -8,10 +8,10 @@ on 127.0.0.1; check-host's cgroup v2 report; a two-tenant high-fsync run on each
 under BFQ and under iocost (weights, counters, qos and model read back; jbd2 moved into the
 tenants' groups and back in journal-accounted); a buffered writer's bytes charged to its own
 cgroup; iocost with the QoS its procedure derives and its statistics sampled every second, and
-under the second procedure at its fixed rate; a guest that stops answering booted anew; a run
-asking cgroup v1 booting the guest as v1 and the next asking v2 booting it back; and kill -9 of
-the controller mid-run, then recover and teardown, leaving nothing inside the guest or on this
-machine.
+under the second procedure at its fixed rate; a run asking cgroup v1 booting the guest as v1;
+a guest that stops answering booted anew, back as v2; and kill -9 of the controller mid-run,
+then recover and teardown, leaving nothing inside the guest or on this machine. Three boots in
+all: v2, v1 and v2 again, each serving every test of its version.
 """
 
 from __future__ import annotations
@@ -309,12 +309,41 @@ def test_iocost_under_the_interleaved_procedure_runs_at_its_fixed_rate(
     vrates = {row["cost_vrate_pct"] for row in lines if row["kind"] == "device"
               and "cost_vrate_pct" in row}
     assert vrates == {100.0}, vrates
+    # the vrate an earlier run left (the knee's, above, lowers it) was brought to 100% first
+    assert facts["vrate_settle_s"] >= 0 and facts["vrate_before_pct"] <= 100.0, facts
+    print(f"interleaved: vrate before {facts['vrate_before_pct']}%, settled in "
+          f"{facts['vrate_settle_s']} s")
+
+
+def test_a_run_that_needs_cgroup_v1_boots_the_guest_as_v1_with_its_hybrid_layout(
+        nested: dict[str, Any], tmp_path: Path) -> None:
+    """The guest runs as v2; a run asking cgroup v1 boots it anew as v1 (same kernel, disks
+    and device path): BFQ's weights in blkio.bfq.weight, a buffered writer's write-back
+    charged to no tenant. The next test's fresh boot brings it back as v2 (one boot of each
+    version serves the module's tests of that version)."""
+    machine = Machine(nested)
+    before = machine.state()
+    assert before is not None and before["cgroup_version"] == 2
+    run = spec("journal-accounted", "bfq", "high-fsync", "high-fsync") | {"cgroup_version": 1}
+    dest = run_remote(nested, run, tmp_path / "v1")
+    facts = json.loads((dest / runfolder.HOST).read_text())
+    after = machine.state()
+    assert after is not None and after["cgroup_version"] == 1 and after["pid"] != before["pid"]
+    assert facts["cgroup_version"] == 1 and facts["writeback_attributed"] is False
+    assert facts["io_control"]["weight_file"] == "blkio.bfq.weight"
+    assert facts["nested_host"]["cgroup_version"] == 1
+    assert [facts["layout"]["tenants"][t]["weight_read_back"] for t in "ab"] == [700, 300]
+    assert "cgroup_no_v1" not in inside(nested, "cat", "/proc/cmdline")
+    assert "blkio" in inside(nested, "cat", "/proc/self/cgroup")
+    left = inside(nested, "sh", "-c", INSIDE_RESIDUE, "jb", nested["state_dir"], nested["name"])
+    assert left.strip() == "", f"residue inside the v1 guest: {left}"
 
 
 def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> None:
     """Its sshd gone while the guest runs (in a campaign the guest's kernel locked up): a
     controller without the right to boot says so, with the console's last line; one that
-    uses the machine alone stops it, boots a fresh one and goes on."""
+    uses the machine alone stops it, boots a fresh one and goes on. The guest ran as v1 (the
+    test before): the fresh one is the host file's first version, v2, its v1 controllers off."""
     machine = Machine(nested)
     before = machine.state()
     assert before is not None
@@ -333,35 +362,10 @@ def test_a_guest_that_stops_answering_is_booted_anew(nested: dict[str, Any]) -> 
                 pass
     after = machine.state()
     assert after is not None and after["pid"] != before["pid"]
+    assert (before["cgroup_version"], after["cgroup_version"]) == (1, 2)
+    assert "cgroup_no_v1=all" in inside(nested, "cat", "/proc/cmdline")
     assert len(said) == 1 and "booting a fresh one" in said[0], said
     assert "jb-test: sshd stops now" in said[0]
-
-
-def test_a_run_that_needs_cgroup_v1_boots_the_guest_as_v1_with_its_hybrid_layout(
-        nested: dict[str, Any], tmp_path: Path) -> None:
-    """The guest runs as v2; a run asking cgroup v1 boots it anew as v1 (same kernel, disks
-    and device path): BFQ's weights in blkio.bfq.weight, a buffered writer's write-back
-    charged to no tenant. The next run asking v2 boots it back."""
-    machine = Machine(nested)
-    before = machine.state()
-    assert before is not None and before["cgroup_version"] == 2
-    run = spec("journal-accounted", "bfq", "high-fsync", "high-fsync") | {"cgroup_version": 1}
-    dest = run_remote(nested, run, tmp_path / "v1")
-    facts = json.loads((dest / runfolder.HOST).read_text())
-    after = machine.state()
-    assert after is not None and after["cgroup_version"] == 1 and after["pid"] != before["pid"]
-    assert facts["cgroup_version"] == 1 and facts["writeback_attributed"] is False
-    assert facts["io_control"]["weight_file"] == "blkio.bfq.weight"
-    assert facts["nested_host"]["cgroup_version"] == 1
-    assert [facts["layout"]["tenants"][t]["weight_read_back"] for t in "ab"] == [700, 300]
-    assert "cgroup_no_v1" not in inside(nested, "cat", "/proc/cmdline")
-    assert "blkio" in inside(nested, "cat", "/proc/self/cgroup")
-    left = inside(nested, "sh", "-c", INSIDE_RESIDUE, "jb", nested["state_dir"], nested["name"])
-    assert left.strip() == "", f"residue inside the v1 guest: {left}"
-    back = run_remote(nested, spec("shared-journal", "bfq", "high-fsync", "high-fsync")
-                      | {"cgroup_version": 2}, tmp_path / "v2")
-    assert json.loads((back / runfolder.HOST).read_text())["cgroup_version"] == 2
-    assert machine.state()["cgroup_version"] == 2
 
 
 def test_kill_9_of_the_controller_mid_run_then_teardown_leaves_nothing(

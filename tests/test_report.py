@@ -9,14 +9,13 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import browser
 import pytest
 import yaml
 
-from conftest import VENV_BIN, stop_workflow_processes, unshipped_campaign
+from conftest import Reproduced, unshipped_campaign
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
 from journalbench.report import claim_model, headline
 
@@ -25,28 +24,10 @@ CHROMIUM = shutil.which("chromium")
 
 
 @pytest.fixture(scope="module")
-def report(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    work = tmp_path_factory.mktemp("report")
-    for name in ("Snakefile", "workflow", "notebooks", "profiles", "hosts"):
-        (work / name).symlink_to(repo / name)
-    (work / "data").mkdir()
-    (work / "data" / "raw").symlink_to(repo / "data" / "raw")
-    snakemake = str(VENV_BIN / "snakemake")
-
-    def run(*args: str) -> str:
-        result = subprocess.run([snakemake, *args], cwd=work, capture_output=True, text=True,
-                                timeout=600)
-        assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
-        return result.stdout + result.stderr
-
-    try:
-        planned = run("--cores", "1", "--dry-run")
-        assert "run_experiment" not in planned, "the shipped runs do not cover the campaign"
-        run("--cores", "1")
-        run("--report", "results/report.html")
-        yield work / "results" / "report.html"
-    finally:
-        stop_workflow_processes(work)
+def report(reproduced: Reproduced) -> Path:
+    """The analysis of the shipped runs and its `snakemake --report`, made once for the
+    session (conftest.reproduced: `make reproduce` in a scratch directory)."""
+    return reproduced.work / "results" / "report.html"
 
 
 def embedded(page: str, name: str) -> dict:

@@ -100,15 +100,15 @@ def raw(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Every folder parse_run is called on, in order."""
+    """Every folder read_run (tidy's reading of a run folder) is called on, in order."""
     calls: list[Path] = []
-    real = parse_rows.parse_run
+    real = parse_rows.read_run
 
-    def counting(folder: Path) -> tuple[list, list]:
+    def counting(folder: Path) -> tuple[list, object]:
         calls.append(Path(folder))
         return real(folder)
 
-    monkeypatch.setattr(parse_rows, "parse_run", counting)
+    monkeypatch.setattr(parse_rows, "read_run", counting)
     return calls
 
 

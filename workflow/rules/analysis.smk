@@ -1,9 +1,10 @@
 # Executes the analysis notebooks with papermill: the executed copies go to
 # results/<campaign>/notebooks/, their figures (PNG + PDF) to figures/<campaign>/, their tables
-# (CSV + Markdown) to results/<campaign>/. The ledger (`journalbench claims`) judges every claim
-# on every campaign in data/raw/ whose campaign file names a claim (the shipped ones, and the
-# configured one): results/<campaign>/claims.{md,html,csv} and the combined
-# results/claims.{md,html,csv}.
+# (CSV + Markdown) to results/<campaign>/. Every claim is judged once on every campaign in
+# data/raw/ whose campaign file names a claim (the shipped ones, and the configured one), in the
+# notebooks' kernel before them (judge/claims/judged.py); the ledger (`journalbench claims
+# --reuse`) writes results/<campaign>/claims.{md,html,csv} and the combined
+# results/claims.{md,html,csv} from those tables.
 # The reader's front door, written by the same process as the ledgers (`--report`: the judged
 # tables are in memory and Python starts once; it adds ~0.2 s): results/summary.md, each
 # claim on its closest testbed then the configured campaign's results at a glance (python -m
@@ -46,61 +47,44 @@ report: "../report/workflow.rst"
 JUDGED = jb_tables.JUDGED
 
 
-rule judge:
-    # every campaign judged once: the notebooks and the ledger read these tables
+rule notebooks:
+    # every campaign judged once, then the notebooks, in one kernel (journalbench/report/
+    # notebooks.py): the ledger and the notebooks read the judged tables
     input:
-        runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
+        notebooks=[f"notebooks/{name}.ipynb" for name in NOTEBOOKS],
+        # every campaign judged, and those the notebooks read beside their own (fileprep's
+        # table, the database runs)
+        runs=[f"data/processed/{c}/runs.parquet" for c in dict.fromkeys(
+            [*LEDGER_CAMPAIGNS, *(c for c in NOTEBOOKS_READ if c in OTHER_CAMPAIGNS)])],
         samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
         validation=[f"data/processed/{c}/runs.parquet" for c in VALIDATION_CAMPAIGNS],
-        code=JUDGE_CODE,
+        code=REPORT_CODE,
     output:
-        [f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
+        notebooks=[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
+        judged=[f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS
+                for table in JUDGED],
     log:
-        "logs/judge.log",
+        f"logs/notebooks/{CAMPAIGN}.log",
     params:
-        jb=JB,
+        python=PYTHON,
+        root=Path.cwd(),
+        campaign=CAMPAIGN,
+        names=" ".join(NOTEBOOKS),
         processed=" ".join(f"data/processed/{c}" for c in LEDGER_CAMPAIGNS),
         validation=" ".join(f"data/processed/{c}" for c in VALIDATION_CAMPAIGNS),
     conda:
         ENV
     shell:
-        "{params.jb} claims {params.processed} --validation {params.validation} --tables-only "
+        # one process and one kernel for all of them: Python, papermill, the libraries start
+        # once
+        "{params.python} -m journalbench.report.notebooks {params.campaign} {params.root} "
+        "{params.names} --judge {params.processed} --validation {params.validation} "
         "> {log} 2>&1"
-
-
-rule notebooks:
-    input:
-        notebooks=[f"notebooks/{name}.ipynb" for name in NOTEBOOKS],
-        # the ledger's verdicts of the campaigns the notebooks show (their tests tables)
-        judged=[f"data/processed/{c}/{table}.parquet"
-                for c in [CAMPAIGN, *NOTEBOOKS_READ] if c in LEDGER_CAMPAIGNS
-                for table in JUDGED],
-        runs="data/processed/{campaign}/runs.parquet",
-        samples="data/processed/{campaign}/samples.parquet",
-        # campaigns a notebook reads beside its own (fileprep's table, the database runs)
-        beside=[f"data/processed/{c}/runs.parquet" for c in NOTEBOOKS_READ if c in OTHER_CAMPAIGNS],
-        code=REPORT_CODE,
-    wildcard_constraints:
-        campaign=re.escape(CAMPAIGN),
-    output:
-        [f"results/{{campaign}}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
-    log:
-        "logs/notebooks/{campaign}.log",
-    params:
-        python=PYTHON,
-        root=Path.cwd(),
-        names=" ".join(NOTEBOOKS),
-    conda:
-        ENV
-    shell:
-        # one process for all of them: Python and papermill start once
-        "{params.python} -m journalbench.report.notebooks {wildcards.campaign} {params.root} "
-        "{params.names} > {log} 2>&1"
 
 
 rule figures_for_report:
     input:
-        [f"results/{{campaign}}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
+        [f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
     wildcard_constraints:
         campaign=re.escape(CAMPAIGN),
     output:

@@ -13,23 +13,8 @@ PLAN_SOURCES = {Path(f).stem: Path(f) for f in
                 [CAMPAIGN_FILE, *(jb_campaign.campaign_path(c) for c in OTHER_CAMPAIGNS)]}
 
 
-rule plan:
-    # every campaign's plan in one process (Python starts once)
-    input:
-        campaigns=[str(source) for source in PLAN_SOURCES.values()],
-        code=[str(p) for p in jb_plan.PLANNING_CODE],
-    output:
-        [str(jb_plan.path_of(source, PLANS)) for source in PLAN_SOURCES.values()],
-    log:
-        "logs/plan.log",
-    params:
-        jb=JB,
-        plans=PLANS,
-    conda:
-        ENV
-    shell:
-        # its errors (a claim the catalogue lacks: judge/claims/known.py) on the terminal
-        "{params.jb} plan --plans {params.plans} {input.campaigns} > {log}"
+# every other campaign's plan kept too (common.smk): tidy's experiments table reads them
+keep_plans(PLAN_SOURCES.values())
 
 
 # Targets of `all` too: a tidy stopped by a damaged run folder leaves them missing (Snakemake
@@ -47,8 +32,7 @@ rule tidy:
         manifests=RUN_MANIFESTS,
         missing=MISSING_LIST,
         plans=[str(jb_plan.path_of(source, PLANS)) for source in PLAN_SOURCES.values()],
-        others=[str(p) for c in OTHER_CAMPAIGNS
-                for p in sorted(Path("data/raw", c).glob("*/*/MANIFEST.json"))],
+        others=[landed_list(c) for c in OTHER_CAMPAIGNS],
         code=TIDY_CODE,
     output:
         TIDY_TABLES,

@@ -51,51 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def judged(processed: list[Path], reuse: bool = False,
            validation: list[Path] | None = None) -> list[tuple[str, tuple, Path]]:
-    """(campaign, (claims, checks, starved), dir) of each PROCESSED dir with runs; `reuse`:
-    the tables `--tables-only` kept there, where they are; `validation`: dirs of campaigns
-    testing no claim whose validation pairs measure other campaigns' weights."""
-    import pandas as pd
-
+    """(campaign, (claims, checks, starved), dir) of each PROCESSED dir with runs
+    (journalbench/judge/claims/judged.py: the notebooks' runner judges with it too)."""
     from journalbench.judge.claims import judged as kept
-    from journalbench.judge.claims import ledger
-    from journalbench.judge.claims.contrasts import measured
-    from journalbench.judge.claims.division import divisions
-    from journalbench.judge.claims.verdicts import with_family
-    from journalbench.plan.plan import validates
-    from journalbench.tidy.tables import read_tidy
 
-    judged_before = {folder: kept.read(folder) if reuse else None for folder in processed}
-    if reuse and None not in judged_before.values():  # the tidy tables need not be loaded
-        return [(str(tables[0]["campaign"].iloc[0]), tables, folder)
-                for folder, tables in judged_before.items()]
-    loaded = []
-    for folder in processed:
-        tables = read_tidy(folder)
-        if tables[0].empty:
-            print(f"claims: {folder / 'runs.parquet'}: no runs, skipped", file=sys.stderr)
-            continue
-        loaded.append((folder, tables))
-    # every campaign's runs may show a device's journal regime (preconditions.py)
-    devices = (pd.concat([runs for _, (runs, _, _) in loaded], ignore_index=True)
-               if loaded else None)
-    # what each family's weights divide, from every campaign's validation pairs (division.py)
-    beside = [read_tidy(folder) for folder in validation or []]
-    every = [tables for _, tables in loaded] + [t for t in beside if not t[0].empty]
-    measured_by = {} if not every else divisions(
-        with_family(pd.concat([t[0] for t in every], ignore_index=True)),
-        pd.concat([t[2] for t in every], ignore_index=True),
-        {str(t[0]["campaign"].iloc[0]): validates(str(t[0]["campaign"].iloc[0]))
-         for t in every})
-    results = []
-    for folder, (runs, samples, experiments) in loaded:
-        tables = judged_before[folder]
-        if tables is None:
-            tables = ledger(runs, samples, experiments, devices, measured_by)
-        results.append((str(runs["campaign"].iloc[0]), tables[:3], folder))
-    # what every campaign's studies measured of the testbed factors, applied to all
-    folders = {campaign: folder for campaign, _, folder in results}
-    return [(campaign, tables, folders[campaign]) for campaign, tables in
-            measured([(campaign, tables) for campaign, tables, _ in results])]
+    return kept.judge(processed, reuse, validation)
 
 
 def cmd_claims(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from journalbench.errors import DamagedRunFolders
@@ -40,6 +41,7 @@ def command(args: argparse.Namespace) -> int:
     damaged: list[Path] = []
     for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
                                     *((raw, out, [file]) for raw, out, file in args.also)]:
+        started = time.monotonic()
         outcome = tidy(raw_dir, out, campaigns, args.plans)
         damaged += outcome.damaged
         if outcome.stopped:
@@ -48,7 +50,8 @@ def command(args: argparse.Namespace) -> int:
             continue
         print(f"tidy: {len(outcome.parsed)} run(s) parsed, {len(outcome.cached)} from cache, "
               f"{len(outcome.skipped)} skipped; {outcome.rows['runs']} tenant rows, "
-              f"{outcome.rows['samples']} sample rows -> {out}", file=sys.stderr)
+              f"{outcome.rows['samples']} sample rows -> {out} "
+              f"({time.monotonic() - started:.2f} s)", file=sys.stderr)
     if damaged:
         raise DamagedRunFolders(
             f"stopped the analysis: {len(damaged)} damaged run folder(s), each named above "

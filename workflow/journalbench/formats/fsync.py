@@ -133,22 +133,22 @@ def parse_fsync(path: Path | str) -> FsyncSummary:
                               number)
             if int(header[1]) not in SUPPORTED:
                 raise problem(path, f"fsync.bt summary version {header[1]} not supported", number)
+        # the kinds of line by how often they come (the patterns exclude each other): the
+        # per-second buckets are most of a summary
+        elif match := SEC_BUCKET.match(line):
+            entry = entry_of(seconds.setdefault(int(match[2]), {}), match[1])
+            entry.buckets[int(match[3])] = int(match[4])
+        elif match := BUCKET.match(line):
+            entry_of(syscalls, match[1]).buckets[int(match[2])] = int(match[3])
+        elif match := SEC_VALUE.match(line):
+            entry = entry_of(seconds.setdefault(int(match[3]), {}), match[2])
+            setattr(entry, "calls" if match[1] == "calls" else match[1], int(match[4]))
+        elif match := VALUE.match(line):
+            setattr(entry_of(syscalls, match[2]), match[1], int(match[3]))
         elif line == "end":
             ended = True
         elif match := ELAPSED.match(line):
             elapsed = int(match[1])
-        elif match := VALUE.match(line):
-            entry = syscalls.setdefault(match[2], Syscall(match[2]))
-            setattr(entry, match[1], int(match[3]))
-        elif match := BUCKET.match(line):
-            entry = syscalls.setdefault(match[1], Syscall(match[1]))
-            entry.buckets[int(match[2])] = int(match[3])
-        elif match := SEC_VALUE.match(line):
-            entry = seconds.setdefault(int(match[3]), {}).setdefault(match[2], Syscall(match[2]))
-            setattr(entry, "calls" if match[1] == "calls" else match[1], int(match[4]))
-        elif match := SEC_BUCKET.match(line):
-            entry = seconds.setdefault(int(match[2]), {}).setdefault(match[1], Syscall(match[1]))
-            entry.buckets[int(match[3])] = int(match[4])
         else:
             raise problem(path, "unexpected line in fsync.bt summary", number)
     if header is None:
@@ -170,6 +170,14 @@ def parse_fsync(path: Path | str) -> FsyncSummary:
     pids = tuple(int(p) for p in header[3].split(",") if int(p) != 0)
     return FsyncSummary(str(path), int(header[1]), int(header[2]), pids, elapsed, syscalls, t0,
                         seconds)
+
+
+def entry_of(entries: dict[str, Syscall], name: str) -> Syscall:
+    """The entry of syscall `name`, added when it has none yet (and only then made)."""
+    found = entries.get(name)
+    if found is None:
+        found = entries[name] = Syscall(name)
+    return found
 
 
 def restore_min(entry: Syscall) -> None:

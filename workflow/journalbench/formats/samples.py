@@ -24,6 +24,7 @@ WAIT = "wait_ns"  # devtime.bt's too, since its version 2
 # tenant lines and, on the device line, the root group's, with the vrate (percent of the model)
 COSTS = ("cost_usage_us", "cost_wait_us", "cost_indebt_us", "cost_indelay_us")
 VRATE = "cost_vrate_pct"
+OPTIONAL = (*TIMES, WAIT, *COSTS, VRATE)  # the Sample's fields after `device`, in order
 
 
 # a named tuple, immutable: a frozen dataclass took a fifth of the time of parsing every
@@ -116,17 +117,17 @@ def check_line(row: Any) -> str | None:
 def parse_samples(path: Path | str) -> list[Sample]:
     """Every line of io-samples.jsonl; ParseError naming the file and line of the first bad one."""
     samples = []
+    new = tuple.__new__  # a Sample from its fields in order: a quarter of the keywords' time
     for row in json_lines(Path(path), check_line):
-        kind = row["kind"]
-        samples.append(Sample(
-            t=float(row["t"]), dt=float(row["dt"]), kind=kind, source=row["source"],
-            read_bytes=row["read_bytes"], write_bytes=row["write_bytes"],
-            read_ios=row["read_ios"], write_ios=row["write_ios"],
-            cgroup=row.get("cgroup") if kind != "device" else None,
-            weight=row["weight"] if kind == "tenant" else None,
-            tenant=row["tenant"] if kind == "jbd2" else None,
-            pid=row["pid"] if kind == "jbd2" else None,
-            device=row["device"] if kind == "device" else None,
-            **{key: row.get(key) for key in (*TIMES, WAIT, *COSTS, VRATE)},
-        ))
+        kind, get = row["kind"], row.get
+        jbd2, device = kind == "jbd2", kind == "device"
+        samples.append(new(Sample, (
+            float(row["t"]), float(row["dt"]), kind, row["source"],
+            row["read_bytes"], row["write_bytes"], row["read_ios"], row["write_ios"],
+            None if device else get("cgroup"),  # cgroup
+            row["weight"] if kind == "tenant" else None,  # weight
+            row["tenant"] if jbd2 else None, row["pid"] if jbd2 else None,  # tenant, pid
+            row["device"] if device else None,  # device
+            *[get(key) for key in OPTIONAL],
+        )))
     return samples

@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from journalbench import runfolder, vocabulary, window
-from journalbench.agent.registry import WORKLOADS
 from journalbench.errors import ConfigError, DamagedRunFolders
-from journalbench.plan.schemas import load_validated, validate
 
 CAMPAIGN_DIR = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -46,6 +44,8 @@ def campaign_path(name_or_path: str) -> Path:
 
 def load_campaign(name_or_path: str) -> dict[str, Any]:
     path = campaign_path(name_or_path)
+    from journalbench.plan.schemas import load_validated  # jsonschema: for planning only
+
     return with_testbeds(load_validated(path, "campaign"), str(path))
 
 
@@ -163,6 +163,8 @@ def conditions(experiment: dict[str, Any]) -> list[dict[str, Any]]:
 def planned_tenants(experiment: dict[str, Any], values: dict[str, Any]) -> list[dict[str, Any]]:
     """The experiment's tenants with the vary values in, and each workload as its tool plans it
     (Workload.planned: fio settles its file preparation)."""
+    from journalbench.agent.registry import WORKLOADS  # every agent module: for planning only
+
     tenants = substitute(experiment["tenants"], values)
     for tenant in tenants:
         workload = tenant.get("workload")
@@ -201,18 +203,32 @@ def repetitions(campaign: dict[str, Any], experiment: dict[str, Any]) -> int:
     return int(experiment.get("repetitions", campaign["repetitions"]))
 
 
-def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
-    """Every distinct run spec of the campaign, repetition-major; identical specs of two
-    experiments (e.g. the 70/30 no-fsync pair of C3 and C15) are one run."""
-    specs: dict[str, dict[str, Any]] = {}
+@dataclass(frozen=True)
+class Made:
+    """A run spec as one experiment's condition makes it (two experiments may make the same)."""
+
+    experiment: int  # its index in the campaign's experiments
+    condition: int  # its index in the experiment's conditions
+    values: dict[str, Any]
+    spec: dict[str, Any]
+    run_id: str
+
+
+def made_specs(campaign: dict[str, Any], source: str) -> list[Made]:
+    """Every run spec of every experiment and condition, repetition-major (every condition
+    once, then every condition again), duplicates of two experiments included."""
+    from journalbench.plan.schemas import validate
+
+    made = []
     most = max(repetitions(campaign, e) for e in campaign["experiments"])
     for repetition in range(1, most + 1):
-        for experiment in campaign["experiments"]:
+        for index, experiment in enumerate(campaign["experiments"]):
             if repetition > repetitions(campaign, experiment):
                 continue
             devices = experiment.get("devices", campaign.get("devices", [None]))
-            for device, values, arm in itertools.product(devices, conditions(experiment),
-                                                         experiment["arms"]):
+            numbered = list(enumerate(conditions(experiment)))
+            for device, (condition, values), arm in itertools.product(devices, numbered,
+                                                                      experiment["arms"]):
                 spec = {
                     "arm": arm,
                     "duration_s": experiment.get("duration_s", campaign["duration_s"]),
@@ -240,8 +256,24 @@ def expand(campaign: dict[str, Any], source: str) -> list[dict[str, Any]]:
                 if repetition == 1:  # later repetitions differ in `repetition` alone
                     where = f"{source} (experiment {experiment['id']}, {values or 'no vary'})"
                     validate(spec, "run-spec", where)
-                specs.setdefault(runfolder.run_id(spec), spec)
-    return list(specs.values())
+                made.append(Made(index, condition, values, spec, runfolder.run_id(spec)))
+    return made
+
+
+def expand(campaign: dict[str, Any], source: str,
+           made: list[Made] | None = None) -> list[dict[str, Any]]:
+    """Every distinct run spec of the campaign, repetition-major; identical specs of two
+    experiments (e.g. the 70/30 no-fsync pair of C3 and C15) are one run. `made`: made_specs,
+    if made already."""
+    return list(distinct(made_specs(campaign, source) if made is None else made).values())
+
+
+def distinct(made: list[Made]) -> dict[str, dict[str, Any]]:
+    """Run id -> spec of each distinct spec made, in the order first made."""
+    specs: dict[str, dict[str, Any]] = {}
+    for found in made:
+        specs.setdefault(found.run_id, found.spec)
+    return specs
 
 
 def missing(runs: list[PlannedRun], raw: Path) -> list[PlannedRun]:

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journalbench import runfolder
 from journalbench.errors import ConfigError
 from journalbench.plan import campaign as campaigns
 from journalbench.plan import deal as deals
@@ -145,10 +144,11 @@ def build(name_or_path: str) -> Plan:
     path = campaigns.campaign_path(name_or_path)
     campaign = campaigns.load_campaign(str(path))
     name = campaign["name"]
-    runs = [{"run_id": runfolder.run_id(spec), "spec": {**spec, "campaign": name}}
-            for spec in campaigns.expand(campaign, str(path))]
+    made = campaigns.made_specs(campaign, str(path))  # once: the runs and the experiments
+    runs = [{"run_id": run_id, "spec": {**spec, "campaign": name}}
+            for run_id, spec in campaigns.distinct(made).items()]
     return Plan(name, str(path), key_of(path), campaigns.facts(campaign), runs,
-                experiments.experiment_rows(campaign, str(path)))
+                experiments.experiment_rows(campaign, str(path), made))
 
 
 def runs(name_or_path: str, hosts: list[dict[str, Any]], claims: str = "") -> list[PlannedRun]:
@@ -193,8 +193,8 @@ def read(path: Path) -> Plan | None:
 
 
 def current(name_or_path: str, folder: Path = PLAN_DIR, keep: bool = True) -> Plan:
-    """The campaign's plan: the kept one while its key matches, else made (and kept, unless
-    `keep` is false: the pipeline's plan rule keeps it)."""
+    """The campaign's plan: the kept one while its key matches, else made (once in a process,
+    `planned`) and kept, unless `keep` is false."""
     path = campaigns.campaign_path(name_or_path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such campaign file")
@@ -204,7 +204,7 @@ def current(name_or_path: str, folder: Path = PLAN_DIR, keep: bool = True) -> Pl
     kept = read(path_of(path, folder))
     if kept is not None and kept.key == key:
         return kept
-    plan = build(str(path))
+    plan = planned(str(path), key, str(folder))  # made once in a process, kept or not
     write(plan, folder)
     return plan
 
@@ -212,9 +212,9 @@ def current(name_or_path: str, folder: Path = PLAN_DIR, keep: bool = True) -> Pl
 @functools.cache
 def planned(path: str, key: str, folder: str) -> Plan:
     """The plan of the campaign file `path`, which with the planning code hashes to `key`: the
-    kept one when its key matches, else made (not kept); once in a process. The pipeline asks
-    each campaign's facts a dozen times while it starts, before its plan rule keeps the plans:
-    reading or making them each time was 0.4-0.8 s of every analysis."""
+    kept one when its key matches, else made; once in a process. The pipeline asks each
+    campaign's facts a dozen times while it starts: reading or making them each time was
+    0.4-0.8 s of every analysis."""
     kept = read(path_of(Path(path), Path(folder)))
     return kept if kept is not None and kept.key == key else build(path)
 
@@ -223,8 +223,7 @@ def planned(path: str, key: str, folder: str) -> Plan:
 
 def facts_of(name_or_path: str, folder: Path = PLAN_DIR) -> dict[str, Any]:
     """The plan's facts; none for a campaign known only by the run folders it left. A plan not
-    kept yet (in `folder`) is made, not kept: the pipeline asks while it starts, before its
-    plan rule."""
+    kept yet (in `folder`) is made, not kept."""
     if not campaigns.campaign_path(name_or_path).is_file():
         return {}
     return current(name_or_path, folder, keep=False).facts

@@ -5,8 +5,11 @@ reset between notebooks: a kernel's start and the package's imports (2-3 s a not
 paid once. Each notebook still runs on its own in JupyterLab and in the tests (nbval), so one
 that leaned on another's variables would fail there.
 
-`python -m journalbench.report.notebooks CAMPAIGN ROOT NAME...` runs notebooks/NAME.ipynb with the
-campaign's parameters into ROOT/results/CAMPAIGN/notebooks/NAME.ipynb.
+`python -m journalbench.report.notebooks CAMPAIGN ROOT NAME... --judge PROCESSED...` runs
+notebooks/NAME.ipynb with the campaign's parameters into ROOT/results/CAMPAIGN/notebooks/NAME.ipynb,
+after judging in the same kernel every campaign the pipeline judges (the ledger's tables the
+notebooks read: a judge process of its own imported pandas, scipy and statsmodels and read
+every tidy table again, a twentieth of the analysis).
 """
 
 from __future__ import annotations
@@ -114,17 +117,50 @@ RESET = ("import matplotlib.pyplot as _plt\n_plt.close('all')\n%reset -f\n"
          "import gc as _gc\n_gc.freeze()\ndel _gc\n")
 
 
-def execute(kernel: Any, code: str, what: str) -> None:
-    """Run `code` in the notebooks' kernel on its one client (report/kernel.py)."""
+def judging(processed: list[Path], validation: list[Path]) -> str:
+    """The code that judges every campaign in the kernel before the notebooks (what
+    `journalbench claims --tables-only` does: judge/claims/judged.py), keeping the ledger's
+    tables beside each campaign's tidy ones. The kernel has imported what judging needs and
+    keeps the tidy tables it read for the notebooks (memo.py): a process of its own paid both
+    again. What it keeps is frozen, as the imports are."""
+    return ("def _judge_all():\n"
+            "    from journalbench.judge.claims import judged\n"
+            "    seconds = {}\n"
+            f"    for campaign, tables, folder in judged.judge({[str(p) for p in processed]!r}, "
+            f"validation={[str(p) for p in validation]!r}, seconds=seconds):\n"
+            "        judged.write(folder, tables)\n"
+            "        print(f'claims: {campaign} judged -> {folder}', flush=True)\n"
+            "    for campaign, taken in seconds.items():\n"
+            "        print(f'judging {campaign}: {taken:.2f} s', flush=True)\n"
+            "_judge_all()\n"
+            "del _judge_all\n"
+            "import gc as _gc\n_gc.freeze()\ndel _gc\n")
+
+
+def execute(kernel: Any, code: str, what: str, timeout: float = 60) -> str | None:
+    """Run `code` in the notebooks' kernel on its one client (report/kernel.py); what it
+    printed goes to this process's output. None when it ran, else the error in one line."""
     client = kernel.client()
     client.start_channels()  # once: papermill's later calls find them running
     client.wait_for_ready(timeout=60)
-    reply = client.execute_interactive(code, timeout=60, output_hook=lambda _: None)
-    if reply["content"]["status"] != "ok":
-        raise RuntimeError(f"{what} the notebooks' kernel failed: {reply['content']}")
+
+    def shown(message: dict[str, Any]) -> None:
+        if message["msg_type"] == "stream":
+            print(message["content"]["text"], end="", file=getattr(
+                sys, message["content"]["name"], sys.stdout), flush=True)
+
+    reply = client.execute_interactive(code, timeout=timeout, output_hook=shown)
+    content = reply["content"]
+    if content["status"] != "ok":
+        return (f"{what} in the notebooks' kernel failed: {content.get('ename')}: "
+                f"{content.get('evalue')}")
+    return None
 
 
-def run(campaign: str, root: Path, names: list[str]) -> int:
+def run(campaign: str, root: Path, names: list[str], judge: list[Path] | None = None,
+        validation: list[Path] | None = None) -> int:
+    """Execute notebooks `names` of `campaign` in one kernel; first, in it, judge the
+    campaigns of the processed dirs `judge` (with the validation pairs of `validation`)."""
     from journalbench.report.kernel import SharedClientKernel
 
     out = root / "results" / campaign / "notebooks"
@@ -138,8 +174,17 @@ def run(campaign: str, root: Path, names: list[str]) -> int:
         import papermill  # while the kernel starts
 
         started = time.monotonic()
-        execute(kernel, PREPARE, "preparing")
+        failed = execute(kernel, PREPARE, "preparing")
         print(f"kernel and imports: {time.monotonic() - started:.1f} s")
+        if judge and not failed:  # the kernel runs in notebooks/: the dirs from ROOT
+            started = time.monotonic()
+            failed = execute(kernel, judging([root / p for p in judge],
+                                             [root / p for p in validation or []]),
+                             "judging", timeout=3600)
+            print(f"judging: {time.monotonic() - started:.1f} s")
+        if failed:
+            print(failed, file=sys.stderr)
+            return 1
         for name in names:
             started = time.monotonic()
             try:
@@ -153,14 +198,35 @@ def run(campaign: str, root: Path, names: list[str]) -> int:
                 print(f"notebooks/{name}.ipynb: cell {error.exec_count} failed: {error.ename}: "
                       f"{error.evalue}", file=sys.stderr)
                 return 1
-            execute(kernel, RESET, "resetting")
+            failed = execute(kernel, RESET, "resetting")
+            if failed:
+                print(failed, file=sys.stderr)
+                return 1
             print(f"{name}: {time.monotonic() - started:.1f} s")
     finally:
         kernel.shutdown_kernel(now=True)
     return 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m journalbench.report.notebooks",
+        description="Execute notebooks/NAME.ipynb of CAMPAIGN into "
+                    "ROOT/results/CAMPAIGN/notebooks/ in one kernel, after judging in it the "
+                    "campaigns of --judge (their ledger tables kept beside their tidy ones).")
+    parser.add_argument("campaign", metavar="CAMPAIGN")
+    parser.add_argument("root", metavar="ROOT", type=Path)
+    parser.add_argument("names", metavar="NAME", nargs="*")
+    parser.add_argument("--judge", metavar="PROCESSED", type=Path, nargs="*", default=[],
+                        help="processed dirs of the campaigns to judge first")
+    parser.add_argument("--validation", metavar="PROCESSED", type=Path, nargs="*", default=[],
+                        help="processed dirs of campaigns testing no claim, read for their "
+                             "validation pairs")
+    args = parser.parse_args(argv)
+    return run(args.campaign, args.root, args.names, args.judge, args.validation)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 4:
-        sys.exit("usage: python -m journalbench.report.notebooks CAMPAIGN ROOT NAME...")
-    sys.exit(run(sys.argv[1], Path(sys.argv[2]), sys.argv[3:]))
+    sys.exit(main())

@@ -33,7 +33,9 @@ from journalbench import runfolder
 from journalbench.errors import ConfigError
 from journalbench.plan import experiments
 from journalbench.tidy import cache as rowcache
+from journalbench.tidy import samples as sample_table
 from journalbench.tidy.rows import RUNS_COLUMNS
+from journalbench.tidy.samples import SAMPLES_COLUMNS
 
 if TYPE_CHECKING:
     from journalbench.plan.plan import Plan
@@ -43,18 +45,6 @@ if TYPE_CHECKING:
 PARSER_VERSION = "9"
 CACHE = "cache"
 
-SAMPLES_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("campaign", "string"), ("host", "string"), ("run_id", "string"), ("arm", "string"),
-    ("t", "float64"), ("dt", "float64"), ("kind", "string"), ("source", "string"),
-    ("tenant", "string"), ("cgroup", "string"),
-    ("read_bytes", "int64"), ("write_bytes", "int64"), ("bytes", "int64"), ("ios", "int64"),
-    ("own_bytes", "int64"), ("mb_s", "float64"), ("device_share", "float64"),
-    ("ops", "int64"),
-    ("requests", "int64"), ("own_requests", "int64"), ("time_s", "float64"),
-    ("own_time_s", "float64"), ("time_share", "float64"), ("wait_s", "float64"),
-    ("cost_usage_share", "float64"), ("cost_wait_s", "float64"), ("cost_indebt_s", "float64"),
-    ("cost_indelay_s", "float64"), ("cost_vrate_pct", "float64"),
-)
 SKIPPED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("folder", "string"), ("status", "string"), ("reason", "string"),
 )
@@ -90,10 +80,13 @@ def run_folders(raw_dir: Path) -> list[Path]:
     return sorted(found)
 
 
+# what every run's key shares: the parser version and the columns (made once, not per run)
+KEY_SUFFIX = PARSER_VERSION.encode() + repr((RUNS_COLUMNS, SAMPLES_COLUMNS)).encode()
+
+
 def cache_key(folder: Path) -> str:
     digest = hashlib.sha256((folder / runfolder.MANIFEST).read_bytes())
-    digest.update(PARSER_VERSION.encode())
-    digest.update(repr((RUNS_COLUMNS, SAMPLES_COLUMNS)).encode())
+    digest.update(KEY_SUFFIX)
     return digest.hexdigest()[:24]
 
 
@@ -104,7 +97,7 @@ def parse_cached(folder: Path, key: str, raw_dir: Path, cache: rowcache.Cache,
     one-line reason): the manifest pins every byte of it, so parsing it again could only fail
     again."""
     from journalbench.formats import ParseError
-    from journalbench.tidy.rows import parse_run
+    from journalbench.tidy.rows import read_run
 
     name = str(folder.relative_to(raw_dir))
     reason = cache.reason(key)
@@ -118,11 +111,11 @@ def parse_cached(folder: Path, key: str, raw_dir: Path, cache: rowcache.Cache,
         return ids
     outcome.parsed.append(folder)
     try:
-        runs, samples = parse_run(folder)
+        runs, samples = read_run(folder)
     except ConfigError as error:  # ParseError included
         cache.failed(key, str(error))
         raise
-    return cache.add(key, name, {"runs": runs, "samples": samples})
+    return cache.add(key, name, runs, samples)
 
 
 def named(folder: Path) -> str:
@@ -241,7 +234,8 @@ def tidy(raw_dir: Path, out: Path, campaigns: list[Path] | None = None,
     data/plan)."""
     raw_dir, out = raw_dir.resolve(), out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    cache = rowcache.Cache(out / CACHE, {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS})
+    cache = rowcache.Cache(out / CACHE, {"runs": RUNS_COLUMNS, "samples": SAMPLES_COLUMNS},
+                           sample_table.table)
     outcome = Outcome()
     order: list[str] = []  # the keys of the runs in the tables, in folder order
     seen: dict[tuple, Path] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,11 @@ class Cache:
     """OUT/cache/'s rows and reasons, the runs parsed this time, and the runs whose rows to
     keep."""
 
-    def __init__(self, folder: Path, columns: dict[str, Columns]) -> None:
-        self.folder, self.columns = folder, columns
+    def __init__(self, folder: Path, columns: dict[str, Columns],
+                 samples_table: Callable[[list[Any]], Any]) -> None:
+        """`samples_table` makes the samples table of the runs parsed this time from their
+        parts (tidy/samples.py's `table` of its RunSamples)."""
+        self.folder, self.columns, self.samples_table = folder, columns, samples_table
         self.tables, self.before = self.read()
         runs = self.tables["runs"]
         self.ids: dict[str, tuple] = {}  # key -> (campaign, host, run_id)
@@ -70,7 +74,9 @@ class Cache:
                                for c in (KEY, "campaign", "host", "run_id")), strict=True):
             self.ids.setdefault(key, tuple(run))
         self.unusable: dict[str, str] = {}  # of the runs seen this time
-        self.new: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+        # the runs parsed this time: their runs rows, their parts of the samples table
+        self.new_runs: list[dict[str, Any]] = []
+        self.new_samples: list[Any] = []
         self.new_keys: dict[str, list[str]] = {name: [] for name in TABLES}
         self.kept: dict[str, str] = {}  # key -> folder, of every run that parsed
 
@@ -107,13 +113,14 @@ class Cache:
         self.kept.setdefault(key, folder)  # a copy of a run folder has the same key
         return self.ids[key]
 
-    def add(self, key: str, folder: str, rows: dict[str, list[dict[str, Any]]]) -> tuple:
+    def add(self, key: str, folder: str, runs: list[dict[str, Any]], samples: Any) -> tuple:
         """Keep the rows of a run parsed this time; its (campaign, host, run_id)."""
-        for name in TABLES:
-            self.new[name] += rows[name]
-            self.new_keys[name] += [key] * len(rows[name])
+        self.new_runs += runs
+        self.new_samples.append(samples)
+        self.new_keys["runs"] += [key] * len(runs)
+        self.new_keys["samples"] += [key] * samples.rows
         self.kept[key] = folder
-        first = rows["runs"][0]
+        first = runs[0]
         self.ids[key] = (first["campaign"], first["host"], first["run_id"])
         return self.ids[key]
 
@@ -124,9 +131,11 @@ class Cache:
         import pyarrow.compute as pc
 
         tables, changed = {}, self.unusable != self.before
+        made = {"runs": to_table(self.new_runs, self.columns["runs"]),
+                "samples": self.samples_table(self.new_samples)}
         for name in TABLES:
             keys = self.new_keys[name]
-            new = to_table(self.new[name], self.columns[name]).append_column(
+            new = made[name].append_column(
                 KEY, pa.array(keys, pa.string())).append_column(
                 FOLDER, pa.array([self.kept[k] for k in keys], pa.string()))
             cached = self.tables[name]

@@ -54,26 +54,35 @@ def same_cgroup(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.strip("/") == b.strip("/")
 
 
-def own_by_line(samples: list[Sample], value: Callable[[Sample], int | None]) -> dict[int, int]:
-    """For every tenant line (by index): its value minus that of the jbd2 threads that sat in
-    the same cgroup during the same interval."""
+def journals_in_cgroups(samples: list[Sample]) -> dict[int, list[Sample]]:
+    """For every tenant line (by index): the jbd2 lines of the same interval whose thread sat
+    in its cgroup. Found once per run: every currency's own amounts subtract them."""
     journals: dict[float, list[Sample]] = defaultdict(list)
     for sample in samples:
         if sample.kind == "jbd2":
             journals[sample.t].append(sample)
-    return {
-        index: (value(sample) or 0) - sum(value(j) or 0 for j in journals[sample.t]
-                                          if same_cgroup(j.cgroup, sample.cgroup))
-        for index, sample in enumerate(samples) if sample.kind == "tenant"
-    }
+    return {index: [j for j in journals.get(sample.t, ()) if same_cgroup(j.cgroup, sample.cgroup)]
+            for index, sample in enumerate(samples) if sample.kind == "tenant"}
+
+
+def own_by_line(samples: list[Sample], value: Callable[[Sample], int | None],
+                journals: dict[int, list[Sample]] | None = None) -> dict[int, int]:
+    """For every tenant line (by index): its value minus that of the jbd2 threads that sat in
+    the same cgroup during the same interval (`journals`: journals_in_cgroups, if found
+    already)."""
+    if journals is None:
+        journals = journals_in_cgroups(samples)
+    return {index: (value(samples[index]) or 0) - sum(value(j) or 0 for j in found)
+            for index, found in journals.items()}
 
 
 def sums(path: Path, samples: list[Sample], tenants: list[str],
-         value: Callable[[Sample], int | None], what: str, unit: str = "") -> dict[str, Any]:
+         value: Callable[[Sample], int | None], what: str, unit: str = "",
+         journals: dict[int, list[Sample]] | None = None) -> dict[str, Any]:
     """Whole-run cgroup, own, jbd2 (per tenant), shared and device sums of one currency; a
     tenant's own sum below 0 by no more than sampling explains is taken as 0 and noted
     (tolerance.py)."""
-    own_lines = own_by_line(samples, value)
+    own_lines = own_by_line(samples, value, journals)
     cgroup, own, jbd2 = (dict.fromkeys(tenants, 0) for _ in range(3))
     shared = device = 0
     for index, sample in enumerate(samples):
@@ -97,14 +106,18 @@ def ratio(part: float, whole: float) -> float | None:
     return part / whole if whole else None
 
 
-def run_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[str, dict]:
-    """The RUN_COLUMNS of every tenant (None throughout for runs sampled without them)."""
+def run_columns(path: Path, samples: list[Sample], tenants: list[str],
+                journals: dict[int, list[Sample]] | None = None) -> dict[str, dict]:
+    """The RUN_COLUMNS of every tenant (None throughout for runs sampled without them;
+    `journals`: journals_in_cgroups, if found already)."""
     if not traced(samples):
         return {tenant: dict.fromkeys((*RUN_COLUMNS, "counter_note")) for tenant in tenants}
-    requests = sums(path, samples, tenants, CURRENCIES["requests"], "requests")
-    time = sums(path, samples, tenants, CURRENCIES["time"], "device time", " ns")
+    if journals is None:
+        journals = journals_in_cgroups(samples)
+    requests = sums(path, samples, tenants, CURRENCIES["requests"], "requests", "", journals)
+    time = sums(path, samples, tenants, CURRENCIES["time"], "device time", " ns", journals)
     charged = sum(time["cgroup"].values())
-    waits, wait_notes = per_request_waits(path, samples, tenants, requests)
+    waits, wait_notes = per_request_waits(path, samples, tenants, requests, journals)
     return {
         tenant: {
             **waits[tenant],
@@ -127,41 +140,16 @@ def run_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[s
 
 
 def per_request_waits(path: Path, samples: list[Sample], tenants: list[str],
-                      requests: dict[str, Any]) -> tuple[dict[str, dict[str, float | None]],
-                                                         dict[str, str]]:
+                      requests: dict[str, Any], journals: dict[int, list[Sample]] | None = None
+                      ) -> tuple[dict[str, dict[str, float | None]], dict[str, str]]:
     """(mean scheduler wait per request (ms) of each tenant's own, its jbd2's and the shared
     jbd2's requests, None throughout for runs sampled before the wait was; the notes of
     tolerance.settle)."""
     if not all(sample.wait_ns is not None for sample in samples):
         return {tenant: dict.fromkeys(WAIT_COLUMNS) for tenant in tenants}, {}
-    wait = sums(path, samples, tenants, CURRENCIES["wait"], "scheduler wait", " ns")
+    wait = sums(path, samples, tenants, CURRENCIES["wait"], "scheduler wait", " ns", journals)
     return {tenant: {
         "own_wait_ms": ratio(wait["own"][tenant] / MS, requests["own"][tenant]),
         "jbd2_wait_ms": ratio(wait["jbd2"][tenant] / MS, requests["jbd2"][tenant]),
         "shared_jbd2_wait_ms": ratio(wait["shared"] / MS, requests["shared"]),
     } for tenant in tenants}, wait["notes"]
-
-
-def sample_columns(samples: list[Sample]) -> list[dict[str, Any]]:
-    """The SAMPLE_COLUMNS of every line, in order (None for lines sampled without them)."""
-    own_requests = own_by_line(samples, CURRENCIES["requests"])
-    own_time = own_by_line(samples, CURRENCIES["time"])
-    device: dict[float, int] = defaultdict(int)
-    for sample in samples:
-        if sample.kind == "device" and sample.time_ns is not None:
-            device[sample.t] += sample.time_ns
-    rows = []
-    for index, sample in enumerate(samples):
-        if sample.requests is None or sample.time_ns is None:
-            rows.append(dict.fromkeys(SAMPLE_COLUMNS))
-            continue
-        tenant = sample.kind == "tenant"
-        rows.append({
-            "requests": sample.requests,
-            "own_requests": own_requests[index] if tenant else None,
-            "time_s": sample.time_ns / NS,
-            "own_time_s": own_time[index] / NS if tenant else None,
-            "time_share": ratio(sample.time_ns, device[sample.t]),
-            "wait_s": sample.wait_ns / NS if sample.wait_ns is not None else None,
-        })
-    return rows

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,8 +27,9 @@ from journalbench.formats.fsync import fsync_file, parse_fsync
 from journalbench.formats.guest import GuestReport, guest_file, parse_guest
 from journalbench.formats.samples import Sample, parse_samples
 from journalbench.tidy import currencies, tolerance
-from journalbench.tidy.currencies import same_cgroup
 from journalbench.tidy.parse import TOOLS, metrics
+from journalbench.tidy.samples import MB, RunSamples
+from journalbench.tidy.samples import rows as sample_rows
 from journalbench.vocabulary import (
     BFQ,
     DEFAULT_IO_CONTROL,
@@ -42,7 +42,6 @@ from journalbench.vocabulary import (
     WHOLE_DEVICE,
 )
 
-MB = 1e6  # MB/s columns are decimal megabytes, as fio's "(MB/s)" figures
 VIRT_ACCEL = ("kvm", "tcg")
 # A database tenant has one core (a container's cpuset, a guest's vCPU) for its server and its
 # client; a Redis tenant's client runs on the host, but it and the server take turns on one
@@ -352,36 +351,6 @@ def ms(ns: float | None) -> float | None:
     return ns / 1e6 if ns is not None else None
 
 
-def ops_rows(ids: dict[str, Any], seconds: dict[str, list[tuple[float, float, int]]]
-             ) -> list[dict[str, Any]]:
-    """Operations per second of every tenant whose tool reports them (kind 'ops'; t on the
-    tool's own clock: YCSB's first status line, sysbench's start)."""
-    rows = []
-    for name, per_second in seconds.items():
-        for t, dt, ops in per_second:
-            rows.append({
-                **ids, "t": round(t, 3), "dt": round(dt, 3), "kind": "ops", "source": name,
-                "tenant": name, "cgroup": None, "read_bytes": None, "write_bytes": None,
-                "bytes": None, "ios": None, "own_bytes": None, "mb_s": None,
-                "device_share": None, "ops": ops,
-                **dict.fromkeys(currencies.SAMPLE_COLUMNS), **dict.fromkeys(COST_COLUMNS)})
-    return rows
-
-
-def own_bytes_by_line(samples: list[Sample]) -> dict[int, int]:
-    """For every tenant line (by index): its cgroup bytes minus the bytes of jbd2 threads that
-    sat in the same cgroup during the same interval."""
-    journals: dict[float, list[Sample]] = defaultdict(list)
-    for sample in samples:
-        if sample.kind == "jbd2":
-            journals[sample.t].append(sample)
-    return {
-        index: sample.bytes - sum(j.bytes for j in journals[sample.t]
-                                  if same_cgroup(j.cgroup, sample.cgroup))
-        for index, sample in enumerate(samples) if sample.kind == "tenant"
-    }
-
-
 def guest_columns(run: Run, tenant: str) -> dict[str, Any]:
     """A VM tenant's own report (vCPU, its own disk and journal bytes) over the measured window;
     null for containers, whose CPU and journal the host sees directly."""
@@ -430,9 +399,11 @@ def cpu_bound(row: dict[str, Any], host_flag: int | None = None) -> int | None:
     return max(flags) if flags else None
 
 
-def share_columns(path: Path, samples: list[Sample], tenants: list[str]) -> dict[str, dict]:
-    """Whole-run bytes and shares per tenant (see the module docstring)."""
-    own_by_line = own_bytes_by_line(samples)
+def share_columns(path: Path, samples: list[Sample], tenants: list[str],
+                  journals: dict[int, list[Sample]] | None = None) -> dict[str, dict]:
+    """Whole-run bytes and shares per tenant (see the module docstring; `journals`:
+    currencies.journals_in_cgroups, if found already)."""
+    own_by_line = currencies.own_by_line(samples, lambda sample: sample.bytes, journals)
     cgroup = dict.fromkeys(tenants, 0)
     own = dict.fromkeys(tenants, 0)
     jbd2 = dict.fromkeys(tenants, 0)
@@ -512,49 +483,6 @@ def journal_wraps(host: dict[str, Any], tenant: str, journal_bytes: int, arm: st
     return journal_bytes / size if size else None
 
 
-def sample_rows(path: Path, ids: dict[str, Any], samples: list[Sample]) -> list[dict[str, Any]]:
-    device: dict[float, int] = {}
-    for sample in samples:
-        if sample.kind == "device":
-            device[sample.t] = device.get(sample.t, 0) + sample.bytes
-    own_by_line = own_bytes_by_line(samples)
-    more = currencies.sample_columns(samples)  # requests and device time
-    rows = []
-    for index, sample in enumerate(samples):
-        if sample.t not in device:
-            raise problem(path, f"no device line for the interval ending at t={sample.t}")
-        rows.append({
-            **ids, "t": sample.t, "dt": sample.dt, "kind": sample.kind, "source": sample.source,
-            "tenant": sample.source if sample.kind == "tenant" else sample.tenant,
-            "cgroup": sample.cgroup,
-            "read_bytes": sample.read_bytes, "write_bytes": sample.write_bytes,
-            "bytes": sample.bytes, "ios": sample.read_ios + sample.write_ios,
-            "own_bytes": own_by_line.get(index),
-            "mb_s": sample.bytes / sample.dt / MB if sample.dt > 0 else None,
-            "device_share": sample.bytes / device[sample.t] if device[sample.t] else None,
-            "ops": None, **more[index], **cost_columns(sample),
-        })
-    return rows
-
-
-COST_COLUMNS = ("cost_usage_share", "cost_wait_s", "cost_indebt_s", "cost_indelay_s",
-                "cost_vrate_pct")
-
-
-def cost_columns(sample: Sample) -> dict[str, float | None]:
-    """iocost's statistics of a line in the tables' units: the group's usage as a share of the
-    interval, its wait, debt and delay in seconds, the vrate in percent of the model."""
-    def seconds(us: int | None) -> float | None:
-        return None if us is None else us / 1e6
-    usage = sample.cost_usage_us
-    return {"cost_usage_share": (usage / 1e6 / sample.dt if usage is not None and sample.dt > 0
-                                 else None),
-            "cost_wait_s": seconds(sample.cost_wait_us),
-            "cost_indebt_s": seconds(sample.cost_indebt_us),
-            "cost_indelay_s": seconds(sample.cost_indelay_us),
-            "cost_vrate_pct": sample.cost_vrate_pct}
-
-
 def measured_span(path: Path, host: dict[str, Any], samples: list[Sample]) -> tuple[float, float]:
     """The measured window on the sampler's clock (journalbench.window): host.json's `window`;
     a run made before it existed is measured whole (from 0 to its last sample)."""
@@ -566,9 +494,10 @@ def measured_span(path: Path, host: dict[str, Any], samples: list[Sample]) -> tu
             float(need(recorded, "end_s", path, number)))
 
 
-def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(runs rows, samples rows) of one complete run folder; ParseError if anything in it is
-    missing, truncated or inconsistent, naming the file. Each file is read once."""
+def read_run(folder: Path | str) -> tuple[list[dict[str, Any]], RunSamples]:
+    """(runs rows, its part of the samples table) of one complete run folder; ParseError if
+    anything in it is missing, truncated or inconsistent, naming the file. Each file is read
+    once; the samples' derived columns are computed with other runs' (tidy/samples.py)."""
     folder = Path(folder)
     spec = read_spec(folder)
     facts = read_json(folder / runfolder.HOST)
@@ -577,8 +506,10 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
     samples_path = run.samples_path
     tenants = spec["tenants"]
     names = [t["name"] for t in tenants]
-    shares = share_columns(samples_path, run.samples, names)
-    more_shares = currencies.run_columns(samples_path, run.samples, names)  # requests, time
+    journals = currencies.journals_in_cgroups(run.samples)
+    shares = share_columns(samples_path, run.samples, names, journals)
+    # requests, device time
+    more_shares = currencies.run_columns(samples_path, run.samples, names, journals)
     total_weight = sum(t["weight"] for t in tenants)
     ids = {"campaign": spec.get("campaign"), "host": spec["host"], "run_id": spec["run_id"],
            "arm": spec["arm"]}
@@ -606,7 +537,26 @@ def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, 
         runs[-1]["cpu_bound"] = cpu_bound(runs[-1], saturated)
         runs[-1]["journal_wraps"] = journal_wraps(facts, name, shares[name]["journal_bytes"],
                                                   spec["arm"], folder / runfolder.HOST)
-    return runs, sample_rows(samples_path, ids, run.samples) + ops_rows(ids, seconds)
+    check_intervals(samples_path, run.samples)
+    # operations per second of every tenant whose tool reports them (t on the tool's own
+    # clock: YCSB's first status line, sysbench's start)
+    ops = [(name, t, dt, count) for name, per_second in seconds.items()
+           for t, dt, count in per_second]
+    return runs, RunSamples(ids, run.samples, ops)
 
 
-__all__ = ["ParseError", "parse_run"]
+def check_intervals(path: Path, samples: list[Sample]) -> None:
+    """Every line's interval has a device line (the device's share is of its bytes)."""
+    device = {sample.t for sample in samples if sample.kind == "device"}
+    for sample in samples:
+        if sample.t not in device:
+            raise problem(path, f"no device line for the interval ending at t={sample.t}")
+
+
+def parse_run(folder: Path | str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(runs rows, samples rows) of one complete run folder, as read_run reads it."""
+    runs, part = read_run(folder)
+    return runs, sample_rows(part)
+
+
+__all__ = ["ParseError", "parse_run", "read_run"]

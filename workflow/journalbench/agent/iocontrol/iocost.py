@@ -21,10 +21,10 @@ from typing import Any
 
 from journalbench import vocabulary
 from journalbench.agent import disk
-from journalbench.agent.cgroups import Backend, V2Io
+from journalbench.agent.cgroups import Backend, V2Io, host_parent
 from journalbench.agent.cgroups import v2_root as cgroup_v2_root
 from journalbench.agent.devices.base import DeviceProfile
-from journalbench.agent.iocontrol import costmodel, interleaved
+from journalbench.agent.iocontrol import costmodel, interleaved, vrate
 from journalbench.agent.iocontrol.base import PAST_BUDGET, IoControl
 from journalbench.agent.iocounters import IoCounters, parse_cost, parse_v2_stat
 from journalbench.agent.system import log, read, write
@@ -91,6 +91,8 @@ class IoCost(IoControl):
         self.calibration: dict[str, Any] = {}
         self.readback: dict[str, dict[str, str]] = {}
         self.qos: dict[str, int] = {}
+        self.settled: dict[str, float] = {}
+        self.parent = ""  # the host's cgroup parent (a scratch group goes under it)
 
     @classmethod
     def refuses(cls, backend: Backend) -> str | None:
@@ -113,6 +115,7 @@ class IoCost(IoControl):
                   state_root: Path, tunables: dict[str, Any]) -> None:
         self.procedure = PROCEDURES[str(tunables.get("procedure",
                                                      vocabulary.DEFAULT_IOCOST_QOS))]
+        self.parent = host_parent(str(host["name"]))
         self.note(state_root, device.devnum)  # before anything is set: teardown finds it
         debug_stats_on(state_root)
         self.disable(device.devnum)  # measured as the device is, not as iocost throttles it
@@ -137,6 +140,10 @@ class IoCost(IoControl):
                                                               self.calibration["model"]))
         self.qos = self.procedure.qos_of(self.calibration)
         write(self.backend.root / QOS, costmodel.qos_line(devnum, self.qos))
+        # the vrate is the device's: a QoS's bounds move it back only gradually (vrate.py)
+        self.settled = vrate.settle(
+            self.backend, self.parent, device, self.qos,
+            lambda qos: write(self.backend.root / QOS, costmodel.qos_line(devnum, qos)))
         self.readback = {
             "qos": parse_line(read(self.backend.root / QOS), devnum),
             "model": parse_line(read(self.backend.root / MODEL), devnum)}
@@ -176,7 +183,7 @@ class IoCost(IoControl):
         record["io_control"]["iocost"] = {
             **self.readback, "model_measured": self.calibration.get("model"),
             "qos_set": self.qos, "qos_rule": self.procedure.rule,
-            "procedure": self.procedure.name,
+            "procedure": self.procedure.name, **self.settled,
             "calibration": {k: v for k, v in self.calibration.items() if k != "model"}}
         return record
 
