@@ -211,12 +211,14 @@ def agent_host(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixture
                device_references: Path):
     """A throw-away local host (own name, own state dir, small image) that is torn down and
     checked for residue after the test, even when the test fails; its device reference is
-    the session's when one was kept (device_references)."""
+    the session's when one was kept (device_references), unless the test is marked
+    `own_reference` (it measures the reference itself)."""
     marker = request.node.get_closest_marker("image_gb")
     size_gb = marker.args[0] if marker else 4
     state = tmp_path_factory.mktemp("state")
     name = f"pytest{os.getpid()}"
-    shutil.copytree(device_references, state / "calibration")
+    if request.node.get_closest_marker("own_reference") is None:
+        shutil.copytree(device_references, state / "calibration")
     host_file = state / f"{name}.yaml"
     host_file.write_text(
         f"name: {name}\ntransport: local\nstate_dir: {state}\n"

@@ -173,6 +173,7 @@ def test_a_campaign_resumed_on_a_fresh_machine_keeps_its_reference(hdd_host, tmp
     assert not system_residue(hdd_host["name"], hdd_host["state_dir"])
 
 
+@pytest.mark.own_reference
 def test_a_reference_measured_on_a_busy_machine_is_used_but_not_kept(agent_host, tmp_path):
     """Two processes spinning on both cores while the fast disk's reference is first measured:
     the run records how busy the machine was and goes on, but the reference is not cached, so a
