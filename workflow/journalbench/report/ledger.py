@@ -54,6 +54,9 @@ CSV_COLUMNS = [*FAMILY, "claim", "verdict", "testbed", "parts", "scope_differs",
 def family_name(row: Mapping[str, Any]) -> str:
     control = row.get("io_control", "bfq")
     weights = f"BFQ {row['bfq']}" if control == "bfq" else control
+    qos = row.get("iocost_qos")  # iocost's QoS procedure, named unless the default's ("")
+    if control != "bfq" and isinstance(qos, str) and qos:
+        weights += f" ({qos})"
     version = f"cgroup v{row['cgroup_version']}" if row.get("cgroup_version") else "cgroup v?"
     return (f"{row['campaign']} / {row['host']} / {row['device_profile']} / {version} / "
             f"{weights}")
