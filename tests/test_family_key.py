@@ -104,3 +104,20 @@ def test_two_iocost_procedures_of_one_campaign_are_two_families_with_their_own_d
     assert set(old["iocost_qos"]) == {""} and len(old.groupby(FAMILY).size()) == 1
     assert set(division.divisions(old, experiments, {})) == {
         ("w", "nested", "hdd", 2, "", "iocost", "")}
+
+
+def test_a_familys_name_says_its_iocost_procedure_unless_the_default() -> None:
+    """The ledger's family names: two iocost families of one campaign that differ only in
+    their QoS procedure (weights-nested: the knee and the interleaved one) read apart; the
+    default's name and BFQ's are as before (no procedure, or none in the table)."""
+    from journalbench.report.ledger import family_name
+
+    base = {"campaign": "weights-nested", "host": "nested", "device_profile": "hdd",
+            "cgroup_version": 2, "io_control": "iocost", "bfq": ""}
+    knee = family_name({**base, "iocost_qos": ""})
+    interleaved = family_name({**base, "iocost_qos": vocabulary.IOCOST_INTERLEAVED})
+    assert knee == "weights-nested / nested / hdd / cgroup v2 / iocost"
+    assert interleaved == f"{knee} ({vocabulary.IOCOST_INTERLEAVED})"
+    assert family_name({**base, "iocost_qos": float("nan")}) == knee  # a table without it
+    bfq = {**base, "io_control": "bfq", "bfq": "strict_guarantees=1", "iocost_qos": ""}
+    assert family_name(bfq).endswith("/ BFQ strict_guarantees=1")

@@ -25,6 +25,7 @@ from journalbench.judge.claims.verdicts import (
     LIKE,
     MEASURED,
     VERDICTS,
+    control_label,
     detectable_text,
     effect_text,
     factor_names,
@@ -53,7 +54,8 @@ CSV_COLUMNS = [*FAMILY, "claim", "verdict", "testbed", "parts", "scope_differs",
 
 def family_name(row: Mapping[str, Any]) -> str:
     control = row.get("io_control", "bfq")
-    weights = f"BFQ {row['bfq']}" if control == "bfq" else control
+    weights = (f"BFQ {row['bfq']}" if control == "bfq"
+               else control_label(control, row.get("iocost_qos")))
     version = f"cgroup v{row['cgroup_version']}" if row.get("cgroup_version") else "cgroup v?"
     return (f"{row['campaign']} / {row['host']} / {row['device_profile']} / {version} / "
             f"{weights}")

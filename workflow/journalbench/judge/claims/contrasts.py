@@ -58,6 +58,7 @@ from journalbench.judge.claims.verdicts import (
     BEFORE_RESULTS,
     FAMILY,
     MEASURED,
+    control_label,
     factor_names,
     holm_in_place,
     qualified,
@@ -203,8 +204,7 @@ class Contrast:
             return str(values["device_profile"])
         if self.factor == scope.WRITEBACK:
             return f"cgroup v{values['cgroup_version']}"
-        qos = values.get("iocost_qos")
-        return str(values["io_control"]) + (f" ({qos})" if qos else "")
+        return control_label(values["io_control"], values.get("iocost_qos"))
 
 
 def family_facts(claims: pd.DataFrame) -> pd.DataFrame:

@@ -87,6 +87,15 @@ LIKE, DIFFERS, OURS = "like the thesis's", "differs", "ours"
 FAMILY = ["campaign", "host", "device_profile", "cgroup_version", "bfq", "io_control",
           "iocost_qos"]
 UNRECORDED = "unrecorded"  # a table without BFQ settings (made by hand) is one family
+
+
+def control_label(io_control: object, iocost_qos: object) -> str:
+    """An I/O control as a family's name says it: its name, and iocost's QoS procedure in
+    brackets unless the default's ("", or no column: NaN)."""
+    qos = iocost_qos if isinstance(iocost_qos, str) else ""
+    return str(io_control) + (f" ({qos})" if qos else "")
+
+
 UNKNOWN_VERSION = 0  # the cgroup version of runs whose table does not record it
 ALL_RULES = frozenset(rules.NAMES)
 # precondition rules that make a check not testable, in the order their reasons are given
