@@ -33,7 +33,7 @@ only to list what the rule changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,6 +76,32 @@ COLUMNS = ("arm", "n_tenants", "preset", "beside", "io_control", "writeback_attr
            "op_lat_mean_ms", "client_threads", "client_point")
 
 
+class Columns(Mapping[str, np.ndarray]):
+    """The COLUMNS of a check's rows as arrays, each taken from the frame when first read:
+    taking all of them for every check was a tenth of judging."""
+
+    def __init__(self, rows: pd.DataFrame) -> None:
+        self.rows = rows
+        self.names = [c for c in COLUMNS if c in rows.columns]
+        self.taken: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        if column not in self.taken:
+            if column not in self.names:
+                raise KeyError(column)
+            self.taken[column] = self.rows[column].to_numpy()
+        return self.taken[column]
+
+    def __contains__(self, column: object) -> bool:
+        return column in self.names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
 class Testbed:
     """The columns of a check's rows the factors read, as arrays: a pandas selection per factor
     and check cost about a second over the shipped campaigns."""
@@ -86,10 +112,11 @@ class Testbed:
         self.division: division.Division | None = None
         self.record: division.Record | None = None  # the family's cost statistics
         self.size = len(rows)
-        self.columns = {c: rows[c].to_numpy() for c in COLUMNS if c in rows}
-        arm = self.columns.get("arm")
-        self.vm = arm == VM if arm is not None else np.zeros(self.size, dtype=bool)
+        self.columns = Columns(rows)
+        self.vm = (self.columns["arm"] == VM if "arm" in self.columns
+                   else np.zeros(self.size, dtype=bool))
         self.known: dict[tuple[str, str], bool] = {}  # (factor, "applies"|"matches") -> answer
+        self.as_floats: dict[str, np.ndarray] = {}
 
     def asks(self, factor: Factor, question: str) -> bool:
         """Whether `factor` applies to these rows, or matches the thesis's value in them,
@@ -107,9 +134,14 @@ class Testbed:
         return sorted({v for v in data.tolist() if not pd.isna(v)}, key=str)
 
     def floats(self, column: str) -> np.ndarray:
+        """The column as floats (NaN where missing or not a number), made once per check; the
+        caller gets a copy."""
         if column not in self.columns:
             return np.full(self.size, np.nan)
-        return pd.to_numeric(pd.Series(self.columns[column]), errors="coerce").to_numpy(float)
+        if column not in self.as_floats:
+            self.as_floats[column] = pd.to_numeric(pd.Series(self.columns[column]),
+                                                   errors="coerce").to_numpy(float)
+        return self.as_floats[column].copy()
 
 
 @dataclass(frozen=True)
