@@ -99,10 +99,11 @@ def log_times(root: Path, since: float) -> dict[str, float]:
 
 def kernel_step(name: str) -> str:
     """The bench's name of a line of the notebook runner's log: the kernel's start, the judging
-    of every campaign in it (and of each campaign), or a notebook."""
+    of every campaign in it (and of each campaign), a notebook, or the ledgers and the report
+    written after them (a rule of their own, `ledger`, before)."""
     if name.startswith("judging"):
         return f"judge {name.removeprefix('judging').strip() or '(every campaign)'}"
-    return name if name == "kernel and imports" else f"notebook {name}"
+    return name if name in ("kernel and imports", "ledgers and report") else f"notebook {name}"
 
 
 def snakemake(root: Path, env: dict[str, str] | None = None) -> tuple[float, float]:

@@ -94,3 +94,38 @@ def test_the_notebooks_runner_judges_in_its_kernel_as_the_command_does(tmp_path:
                          judge=[relative.parent / "nothing"]) == 1
     assert "judging in the notebooks' kernel failed: FileNotFoundError" in \
         capsys.readouterr().err
+
+
+@pytest.mark.skipif(not SHIPPED.is_dir(), reason="no shipped quick-redis runs")
+def test_the_notebooks_runner_writes_the_ledgers_and_report_the_command_writes(
+        tmp_path: Path, capsys) -> None:
+    """After the notebooks, in the same kernel, the runner writes the ledgers and the report
+    (`--results`): the same files as `journalbench claims --reuse --report` from the tables
+    judged there; a report it cannot write stops the runner with one line."""
+    from test_notebooks_run import notebook
+
+    from journalbench.report import notebooks
+
+    processed = tmp_path / "data" / "processed" / "quick-redis"
+    views.load(processed, SHIPPED)  # tidied into tmp_path
+    # a notebook sets pandas' display options for its reader (3 decimals): the ledgers after
+    # it are written as the command writes them all the same
+    notebook(tmp_path / "notebooks" / "none.ipynb",
+             "from journalbench.report import views\nviews.readable()\n")
+    relative = processed.relative_to(tmp_path)
+    assert notebooks.run("quick-redis", tmp_path, ["none"], judge=[relative],
+                         results=Path("results")) == 0
+    assert "ledgers and report:" in capsys.readouterr().out
+    assert cli.main(["claims", str(processed), "--results", str(tmp_path / "command"),
+                     "--reuse", "--report", "quick-redis"]) == 0
+    for name in ("claims.md", "claims.csv", "claims-runs.csv", "quick-redis/claims.md",
+                 "summary.md", "report/index.html"):
+        assert (tmp_path / "results" / name).read_text() == \
+            (tmp_path / "command" / name).read_text(), name
+    assert notebooks.run("quick-redis", tmp_path, ["none"], judge=[relative],
+                         results=Path("results2")) == 0
+    assert notebooks.run("nowhere", tmp_path, ["none"], judge=[relative],
+                         results=Path("results3")) == 1
+    err = capsys.readouterr().err
+    assert "claims: --report:" in err and "writing the ledgers in the notebooks' kernel " \
+        "failed: RuntimeError" in err, err

@@ -2,11 +2,11 @@
 # results/<campaign>/notebooks/, their figures (PNG + PDF) to figures/<campaign>/, their tables
 # (CSV + Markdown) to results/<campaign>/. Every claim is judged once on every campaign in
 # data/raw/ whose campaign file names a claim (the shipped ones, and the configured one), in the
-# notebooks' kernel before them (judge/claims/judged.py); the ledger (`journalbench claims
-# --reuse`) writes results/<campaign>/claims.{md,html,csv} and the combined
-# results/claims.{md,html,csv} from those tables.
-# The reader's front door, written by the same process as the ledgers (`--report`: the judged
-# tables are in memory and Python starts once; it adds ~0.2 s): results/summary.md, each
+# notebooks' kernel before them (judge/claims/judged.py); after them, in the same kernel, the
+# ledgers (what `journalbench claims --reuse` writes: report/ledgers.py) go to
+# results/<campaign>/claims.{md,html,csv} and the combined results/claims.{md,html,csv}, from
+# those tables: a process of its own imported the libraries and read them again.
+# The reader's front door, written with the ledgers (`--report`): results/summary.md, each
 # claim on its closest testbed then the configured campaign's results at a glance (python -m
 # journalbench.report.headline --readme README.md copies the headline into the README), and
 # the claim-centric HTML report
@@ -48,8 +48,9 @@ JUDGED = jb_tables.JUDGED
 
 
 rule notebooks:
-    # every campaign judged once, then the notebooks, in one kernel (journalbench/report/
-    # notebooks.py): the ledger and the notebooks read the judged tables
+    # every campaign judged once, then the notebooks, then the ledgers and the report, in one
+    # kernel (journalbench/report/notebooks.py): the notebooks and the ledgers read the judged
+    # tables
     input:
         notebooks=[f"notebooks/{name}.ipynb" for name in NOTEBOOKS],
         # every campaign judged, and those the notebooks read beside their own (fileprep's
@@ -59,10 +60,27 @@ rule notebooks:
         samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
         validation=[f"data/processed/{c}/runs.parquet" for c in VALIDATION_CAMPAIGNS],
         code=REPORT_CODE,
+        # the ledgers' and the report's (written last, in the same kernel: they link the
+        # figures the notebooks wrote and show them and their tables)
+        captions="workflow/report/captions.yaml",
+        templates=TEMPLATES,
     output:
         notebooks=[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
         judged=[f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS
                 for table in JUDGED],
+        md="results/claims.md",
+        csv="results/claims.csv",
+        runs="results/claims-runs.csv",
+        html=report(
+            "results/claims.html", caption="../report/ledger.rst", category="Claims ledger"
+        ),
+        campaigns=[
+            f"results/{c}/claims{ext}"
+            for c in LEDGER_CAMPAIGNS
+            for ext in (".md", ".html", ".csv", "-runs.csv")
+        ],
+        summary="results/summary.md",
+        report=directory("results/report"),
     log:
         f"logs/notebooks/{CAMPAIGN}.log",
     params:
@@ -79,7 +97,7 @@ rule notebooks:
         # once
         "{params.python} -m journalbench.report.notebooks {params.campaign} {params.root} "
         "{params.names} --judge {params.processed} --validation {params.validation} "
-        "> {log} 2>&1"
+        "--results results > {log} 2>&1"
 
 
 rule figures_for_report:
@@ -105,41 +123,3 @@ rule figures_for_report:
     shell:
         "(mkdir -p {output} && find figures/{wildcards.campaign} -maxdepth 1 -name '*.png' "
         "-exec cp {{}} {output}/ ';') > {log} 2>&1"
-
-
-rule ledger:
-    input:
-        runs=[f"data/processed/{c}/runs.parquet" for c in LEDGER_CAMPAIGNS],
-        samples=[f"data/processed/{c}/samples.parquet" for c in LEDGER_CAMPAIGNS],
-        judged=[f"data/processed/{c}/{table}.parquet" for c in LEDGER_CAMPAIGNS for table in JUDGED],
-        # after the notebooks: the ledger links the figures they wrote, the report shows
-        # them and their tables
-        notebooks=[f"results/{CAMPAIGN}/notebooks/{name}.ipynb" for name in NOTEBOOKS],
-        captions="workflow/report/captions.yaml",
-        code=REPORT_CODE,
-        templates=TEMPLATES,
-    output:
-        md="results/claims.md",
-        csv="results/claims.csv",
-        runs="results/claims-runs.csv",
-        html=report(
-            "results/claims.html", caption="../report/ledger.rst", category="Claims ledger"
-        ),
-        campaigns=[
-            f"results/{c}/claims{ext}"
-            for c in LEDGER_CAMPAIGNS
-            for ext in (".md", ".html", ".csv", "-runs.csv")
-        ],
-        summary="results/summary.md",
-        report=directory("results/report"),
-    log:
-        "logs/ledger.log",
-    params:
-        jb=JB,
-        processed=" ".join(f"data/processed/{c}" for c in LEDGER_CAMPAIGNS),
-        campaign=CAMPAIGN,
-    conda:
-        ENV
-    shell:
-        "{params.jb} claims {params.processed} --results results --reuse "
-        "--report {params.campaign} > {log} 2>&1"

@@ -4,12 +4,7 @@ cli/main.py; the claims package is imported only when a command runs (it pulls i
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,10 +54,8 @@ def judged(processed: list[Path], reuse: bool = False,
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from journalbench.judge.claims import judged as kept
-    from journalbench.report import ledger as document
+    from journalbench.report import ledgers
 
     results = judged(args.processed, reuse=args.reuse, validation=args.validation)
     if args.tables_only:
@@ -70,58 +63,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
             kept.write(folder, tables)
             print(f"claims: {campaign} judged -> {folder}/{{{','.join(kept.TABLES)}}}.parquet")
         return 0
-    from journalbench.report import left_out
-
-    folders = [folder for _, _, folder in results]  # the runs left out: report/left_out.py
-    left = (left_out.skipped_folders(folders), left_out.noted_runs(folders))
-    for campaign, (claims, checks, starved, evidence), _ in results:
-        document.write(args.results / campaign / "claims",
-                       f"Claims ledger: campaign {campaign}", claims, checks, starved,
-                       "../../figures", evidence, left=left)
-    if results:
-        parts = list(zip(*(tables for _, tables, _ in results), strict=True))
-        found = [p for p in parts[3] if not p.empty]
-        combined = [*(pd.concat(p, ignore_index=True) for p in parts[:3]),
-                    pd.concat(found, ignore_index=True) if found else parts[3][0]]
-        names = ", ".join(campaign for campaign, _, _ in results)
-        written = document.write(args.results / "claims", f"Claims ledger: campaigns {names}",
-                                 *combined[:3], "../figures", combined[3],
-                                 headline_moves(combined[0], combined[1],
-                                                [folder for _, _, folder in results]), left)
-        print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
-    if args.report:
-        return write_report(args, results)
-    return 0
-
-
-def headline_moves(claims: pd.DataFrame, checks: pd.DataFrame,
-                   processed: list[Path]) -> list[tuple[str, str, str]]:
-    """Every headline the latest rules moved (judge/claims/headline.moves), over the
-    campaigns judged here."""
-    from journalbench.judge.claims.headline import moves
-    from journalbench.plan.plan import headline_claims
-    from journalbench.report.headline import run_seconds
-
-    return moves(claims, checks, headline_claims, run_seconds(processed))
-
-
-def write_report(args: argparse.Namespace, results: list[tuple[str, tuple, Path]]) -> int:
-    """The results at a glance and the HTML report, from the tables judged above."""
-    import time
-
-    started = time.monotonic()  # with the report's imports (Jinja2): all it adds
-    from journalbench.report import site
-
-    try:
-        pages = site.build(args.results, args.report,
-                           {campaign: tables for campaign, tables, _ in results},
-                           [folder for _, _, folder in results])
-    except ValueError as error:
-        print(f"claims: --report: {error}", file=sys.stderr)
-        return 1
-    print(f"claims: report of {args.report} -> {pages[0]}, {args.results / 'report'}/ "
-          f"({len(pages) - 1} pages, {time.monotonic() - started:.2f} s)")
-    return 0
+    return ledgers.write(results, args.results, args.report)
 
 
 def cmd_power(args: argparse.Namespace) -> int:

@@ -9,7 +9,8 @@ that leaned on another's variables would fail there.
 notebooks/NAME.ipynb with the campaign's parameters into ROOT/results/CAMPAIGN/notebooks/NAME.ipynb,
 after judging in the same kernel every campaign the pipeline judges (the ledger's tables the
 notebooks read: a judge process of its own imported pandas, scipy and statsmodels and read
-every tidy table again, a twentieth of the analysis).
+every tidy table again, a twentieth of the analysis). With `--results DIR`, the ledgers and the
+report follow the notebooks in the same kernel (report/ledgers.py), from the tables judged there.
 """
 
 from __future__ import annotations
@@ -137,6 +138,23 @@ def judging(processed: list[Path], validation: list[Path]) -> str:
             "import gc as _gc\n_gc.freeze()\ndel _gc\n")
 
 
+def ledgers(processed: list[Path], results: Path, report: str) -> str:
+    """The code that writes the ledgers and the report in the kernel after the notebooks (what
+    `journalbench claims PROCESSED... --reuse --report CAMPAIGN` does: report/ledgers.py) from
+    the tables judged before the notebooks: a process of its own imported pandas and the
+    report's libraries again, a twentieth of the analysis."""
+    return ("def _ledgers():\n"
+            "    from pathlib import Path\n"
+            "    from journalbench.judge.claims import judged\n"
+            "    from journalbench.report import ledgers\n"
+            f"    found = judged.judge({[str(p) for p in processed]!r}, reuse=True)\n"
+            "    ledgers.pandas_defaults()  # the kernel's last work: the notebooks are done\n"
+            f"    if ledgers.write(found, Path({str(results)!r}), {report!r}):\n"
+            "        raise RuntimeError('the report was not written (above: why)')\n"
+            "_ledgers()\n"
+            "del _ledgers\n")
+
+
 def execute(kernel: Any, code: str, what: str, timeout: float = 60) -> str | None:
     """Run `code` in the notebooks' kernel on its one client (report/kernel.py); what it
     printed goes to this process's output. None when it ran, else the error in one line."""
@@ -158,9 +176,10 @@ def execute(kernel: Any, code: str, what: str, timeout: float = 60) -> str | Non
 
 
 def run(campaign: str, root: Path, names: list[str], judge: list[Path] | None = None,
-        validation: list[Path] | None = None) -> int:
+        validation: list[Path] | None = None, results: Path | None = None) -> int:
     """Execute notebooks `names` of `campaign` in one kernel; first, in it, judge the
-    campaigns of the processed dirs `judge` (with the validation pairs of `validation`)."""
+    campaigns of the processed dirs `judge` (with the validation pairs of `validation`);
+    last, with `results`, write there their ledgers and `campaign`'s report."""
     from journalbench.report.kernel import SharedClientKernel
 
     out = root / "results" / campaign / "notebooks"
@@ -203,6 +222,14 @@ def run(campaign: str, root: Path, names: list[str], judge: list[Path] | None = 
                 print(failed, file=sys.stderr)
                 return 1
             print(f"{name}: {time.monotonic() - started:.1f} s")
+        if results is not None and judge:
+            started = time.monotonic()
+            failed = execute(kernel, ledgers([root / p for p in judge], root / results,
+                                             campaign), "writing the ledgers", timeout=600)
+            if failed:
+                print(failed, file=sys.stderr)
+                return 1
+            print(f"ledgers and report: {time.monotonic() - started:.1f} s")
     finally:
         kernel.shutdown_kernel(now=True)
     return 0
@@ -224,8 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--validation", metavar="PROCESSED", type=Path, nargs="*", default=[],
                         help="processed dirs of campaigns testing no claim, read for their "
                              "validation pairs")
+    parser.add_argument("--results", metavar="DIR", type=Path,
+                        help="after the notebooks, write the judged campaigns' ledgers and "
+                             "CAMPAIGN's report into ROOT/DIR (`journalbench claims --reuse "
+                             "--report CAMPAIGN`)")
     args = parser.parse_args(argv)
-    return run(args.campaign, args.root, args.names, args.judge, args.validation)
+    return run(args.campaign, args.root, args.names, args.judge, args.validation,
+               args.results)
 
 
 if __name__ == "__main__":
