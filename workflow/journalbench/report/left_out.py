@@ -79,13 +79,13 @@ def analysed(processed: Iterable[Path]) -> dict[str, int]:
 
 
 def counts(runs: dict[str, int], skipped: pd.DataFrame) -> str:
-    """"thesis-hdd 1,071 runs; thesis-nested 345 runs, 3 unusable: journal-accounted-...
-    (jbd2 bytes ...)": each campaign's run folders (those analysed and those left out) and
-    those not in the analysis, named."""
+    """"thesis-hdd 1,071; thesis-nested 345, 3 unusable: journal-accounted-... (jbd2 bytes
+    ...)": each campaign's run folders (those analysed and those left out) and those not in
+    the analysis, named (after "Runs: ")."""
     said = []
     for campaign, used in runs.items():
         mine = skipped[skipped["campaign"] == campaign]
-        text = f"{campaign} {used + len(mine):,} runs"
+        text = f"{campaign} {used + len(mine):,}"
         for status, group in mine.groupby("status", sort=True):
             text += (f", {len(group)} {status}: "
                      + "; ".join(f"{r.run_id} ({r.reason})" for r in group.itertuples()))

@@ -84,12 +84,21 @@ def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
         words.append(str(family["device_profile"]))
     settings = campaign.loc[campaign["io_control"] == "bfq", "bfq"]
     if settings.nunique() > 1 and family["io_control"] == "bfq":
-        words.append(" ".join(
-            f"{TUNABLE_WORDS.get(k, k)}={v}" for k, v in
-            (part.split("=", 1) for part in str(family["bfq"]).split() if "=" in part)))
+        # the tunables whose values tell the campaign's BFQ settings apart (one a setting
+        # leaves out tells it apart too)
+        parsed = [tunables(str(setting)) for setting in settings.unique()]
+        telling = {key for one in parsed for key in one
+                   if len({other.get(key) for other in parsed}) > 1}
+        words.append(" ".join(f"{TUNABLE_WORDS.get(k, k)}={v}"
+                              for k, v in tunables(str(family["bfq"])).items() if k in telling))
     if campaign["host"].nunique() > 1:
         words.append(f"@{family['host']}")
     return " ".join(words)
+
+
+def tunables(setting: str) -> dict[str, str]:
+    """A BFQ setting's tunables ("low_latency=0 max_budget=1000000"), in its order."""
+    return dict(part.split("=", 1) for part in setting.split() if "=" in part)
 
 
 def as_before(claims: pd.DataFrame, checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
