@@ -552,3 +552,9 @@ def test_weights_nested_measures_validation_first_then_the_claims_beside_v2_bfq(
     assert {rows[r.run_id].split("-v2-")[1] for r in claims} == {"bfq", "bfq-time"}
     assert {r.spec["cgroup_version"] for r in plan.for_hosts(hosts)} == {2}
     assert {r.spec["duration_s"] for r in claims} == {60}
+    # repetitions from power on the pilot: 3 for every condition, 5 for C4's
+    reps = {}
+    for r in claims:
+        reps[rows[r.run_id]] = max(reps.get(rows[r.run_id], 0), r.spec["repetition"])
+    assert {e.split("-v2-")[0] for e, n in reps.items() if n == 5} == {"io-size-vs-weight"}
+    assert set(reps.values()) == {3, 5} and len(claims) == 142
