@@ -246,7 +246,7 @@ def test_the_readme_shows_the_generated_headline(report: Path, repo: Path) -> No
     head = next(line for line in lines if line.startswith("Claim")).split("|")
     assert head[:8] == ["Claim (pages built)", "Verdict", "Headline testbed", "Ours measures",
                         "Ours, 95% CI", "Thesis", "Differs in", "Caveat"]
-    assert head[8:] and all(re.fullmatch(r"\S+ v\d/\w+", name) for name in head[8:]), head
+    assert head[8:] and all(re.fullmatch(r"\S+ v\d/[\w-]+", name) for name in head[8:]), head
     rows = [line.split("|") for line in lines if line.startswith("[C")]
     assert [re.match(r"\[(C\d+)\]", row[0]).group(1) for row in rows] == list(CLAIMS)
     words = set(claim_model.WORDS.values())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import shlex
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,19 @@ def load_campaign(name_or_path: str) -> dict[str, Any]:
     from journalbench.plan.schemas import load_validated  # jsonschema: for planning only
 
     return with_testbeds(load_validated(path, "campaign"), str(path))
+
+
+@cache
+def named_testbeds(name_or_path: str) -> tuple[dict[str, Any], ...]:
+    """The campaign file's testbeds that have a `name` (`name: bfq-time`), as written; none for
+    a campaign known only by its run folders."""
+    path = campaign_path(name_or_path)
+    if not path.is_file():
+        return ()
+    import yaml
+
+    return tuple(t for t in (yaml.safe_load(path.read_text()) or {}).get("testbeds") or []
+                 if isinstance(t, dict) and "name" in t)
 
 
 # what a testbed sets for every experiment run on it (its `bfq` is merged under an

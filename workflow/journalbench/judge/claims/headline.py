@@ -42,6 +42,7 @@ from journalbench.judge.claims.verdicts import (
     in_force_factors,
     qualified,
 )
+from journalbench.plan.campaign import named_testbeds
 
 Eligible = Callable[[str], "str | set[str]"]  # campaign -> "all" or the claims it offers
 Seconds = Mapping[tuple[str, str], float]  # (campaign, run id) -> the run's window, s
@@ -84,16 +85,31 @@ def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
         words.append(str(family["device_profile"]))
     settings = campaign.loc[campaign["io_control"] == "bfq", "bfq"]
     if settings.nunique() > 1 and family["io_control"] == "bfq":
-        # the tunables whose values tell the campaign's BFQ settings apart (one a setting
-        # leaves out tells it apart too)
-        parsed = [tunables(str(setting)) for setting in settings.unique()]
-        telling = {key for one in parsed for key in one
-                   if len({other.get(key) for other in parsed}) > 1}
-        words.append(" ".join(f"{TUNABLE_WORDS.get(k, k)}={v}"
-                              for k, v in tunables(str(family["bfq"])).items() if k in telling))
+        named = [t for t in named_testbeds(str(family["campaign"]))
+                 if t.get("io_control") == "bfq"]
+        if named:  # the campaign file names its BFQ testbeds: "v2/bfq-time" beside "v2/bfq"
+            words[1] = f"v{versions}/{testbed_name(family, named) or 'bfq'}"
+        else:  # the tunables whose values tell the campaign's BFQ settings apart
+            parsed = [tunables(str(setting)) for setting in settings.unique()]
+            telling = {key for one in parsed for key in one
+                       if len({other.get(key) for other in parsed}) > 1}
+            words.append(" ".join(f"{TUNABLE_WORDS.get(k, k)}={v}"
+                                  for k, v in tunables(str(family["bfq"])).items()
+                                  if k in telling))
     if campaign["host"].nunique() > 1:
         words.append(f"@{family['host']}")
     return " ".join(words)
+
+
+def testbed_name(family: Mapping[str, Any], named: list[dict[str, Any]]) -> str | None:
+    """The name of the campaign file's testbed whose cgroup version and BFQ tunables the
+    family's runs read back (None: the campaign's unnamed BFQ testbed)."""
+    read_back = tunables(str(family["bfq"]))
+    for testbed in named:
+        if (str(testbed.get("cgroup_version")) == str(family.get("cgroup_version"))
+                and all(read_back.get(k) == str(v) for k, v in testbed.get("bfq", {}).items())):
+            return str(testbed["name"])
+    return None
 
 
 def tunables(setting: str) -> dict[str, str]:
