@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from journalbench.judge.claims import checks
+from journalbench.judge.claims.headline import tunables
 from journalbench.judge.claims.verdicts import MEASURED
 from journalbench.judge.selection import starvation_pair
 from journalbench.judge.stats import holm
@@ -39,11 +40,6 @@ SENSITIVE = ("C3", "C10", "C17", "C18")  # the thesis's isolation claims on cont
 STARVATION = "C24"
 REPRODUCED, CONTRADICTED = "reproduced", "contradicted"
 SETTING = "setting"  # a setting named by its change of the baseline ("strict_guarantees 1 -> 0")
-
-
-def tunables(setting: str) -> dict[str, str]:
-    """"strict_guarantees=1 slice_idle_us=8000" -> {"strict_guarantees": "1", ...}."""
-    return dict(part.split("=", 1) for part in str(setting).split())
 
 
 def distance(a: str, b: str) -> int:

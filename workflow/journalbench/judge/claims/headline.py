@@ -114,7 +114,7 @@ def testbed_name(family: Mapping[str, Any], named: list[dict[str, Any]]) -> str 
 
 def tunables(setting: str) -> dict[str, str]:
     """A BFQ setting's tunables ("low_latency=0 max_budget=1000000"), in its order."""
-    return dict(part.split("=", 1) for part in setting.split() if "=" in part)
+    return dict(part.split("=", 1) for part in str(setting).split() if "=" in part)
 
 
 def as_before(claims: pd.DataFrame, checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
