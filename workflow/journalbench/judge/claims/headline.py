@@ -135,6 +135,8 @@ def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
         by_family.setdefault((*(check[k] for k in FAMILY), check["claim"]), []).append(check)
     found: dict[str, list[Candidate]] = {claim: [] for claim in CLAIMS}
     offers = {c: eligible(c) for c in claims["campaign"].unique()}
+    labels: dict[tuple, str] = {}  # a family's label, made once for its claims (FAMILY holds
+    # every field `label` reads)
     for row in claims.to_dict("records"):
         offer = offers[row["campaign"]]
         if offer != "all" and row["claim"] not in offer:
@@ -147,8 +149,11 @@ def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
         factors = list(dict.fromkeys(f for c in (measured or mine)
                                      for f in in_force_factors(c, active)))
         window = sum((seconds or {}).get((str(row["campaign"]), run), 0.0) for run in runs)
+        family = tuple(row[k] for k in FAMILY)
+        if family not in labels:
+            labels[family] = label(row, claims)
         found[row["claim"]].append(Candidate(
-            {k: row[k] for k in FAMILY}, label(row, claims), row, mine, len(mine),
+            {k: row[k] for k in FAMILY}, labels[family], row, mine, len(mine),
             len(measured), factors, len(runs), float(window)))
     return found
 

@@ -35,7 +35,10 @@ def read(processed: Path | str) -> tuple[pd.DataFrame, ...] | None:
     found = paths(processed)
     if not all(path.is_file() for path in found):
         return None
-    return tuple(read_table(path) for path in found)
+    # read once per process while the files stay the same (memo.py): in the notebooks' kernel
+    # the claims notebook, the headline beside it and the ledgers after them read every
+    # campaign's judged tables
+    return memo.tables("judged", found, lambda: [read_table(path) for path in found])
 
 
 def judged_of(processed: Path | str, runs: pd.DataFrame, experiments: pd.DataFrame,
