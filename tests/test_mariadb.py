@@ -27,7 +27,8 @@ from journalbench.agent.workloads.mariadb_server import (
 )
 from journalbench.errors import AgentError
 from journalbench.formats.fsync import fsync_file, parse_fsync
-from journalbench.formats.mariadb import mariadb_facts_file
+from journalbench.formats.guest import guest_file
+from journalbench.formats.mariadb import mariadb_counters_file, mariadb_facts_file, parse_counters
 from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -111,6 +112,10 @@ def test_two_tenants_end_to_end(agent_host, tmp_path):
         facts = json.loads((out / mariadb_facts_file(tenant)).read_text())
         assert facts["threads_from"] == "spec"
         assert "--skip-networking" in facts["server_argv"]
+        # the client's run on /proc/uptime: as long as bash's `time` of it says
+        counters = parse_counters(out / mariadb_counters_file(tenant))
+        start, end = counters.client_phase
+        assert end - start == pytest.approx(counters.client_real_s, abs=0.3)
 
 
 def test_calibrated_threads_and_a_cached_datadir(agent_host, tmp_path):
@@ -306,4 +311,17 @@ def test_two_guests(guest_visible_host, tmp_path):
     for row in runs:
         assert row["ops_s"] > 0 and row["db_fsyncs"] > 0 and row["client_threads"] == 2
         assert row["fsync_source"] is None and row["cpu_bound"] in (0, 1)
+        # the guest's busy seconds are its client's run's, on the guest's own /proc/uptime:
+        # the snapshots of the counters around it (a mariadb client started under TCG each)
+        # and the warm-up fall outside
+        counters = parse_counters(out / mariadb_counters_file(row["tenant"]))
+        start, end = counters.client_phase
+        assert end - start == pytest.approx(counters.client_real_s, abs=0.5)
+        report = [json.loads(line)
+                  for line in (out / guest_file(row["tenant"])).read_text().splitlines()]
+        assert all("uptime" in line for line in report)
+        inside = [line for line in report if start <= line["uptime"] - line["dt"] / 2 <= end]
+        assert 0 < len(inside) < len(report)
+        busy = [line["vcpu_busy"] for line in inside if line["vcpu_busy"] is not None]
+        assert row["vcpu_busy_mean"] == pytest.approx(sum(busy) / len(busy))
     assert not servers(guest_visible_host)

@@ -76,6 +76,41 @@ def test_counters_of_a_real_run():
     assert parse_sysbench(REPORT).threads == parse_facts(FACTS)["threads"] == 2
 
 
+def test_measured_script_reads_the_uptime_right_around_the_measured_client():
+    """The client's run is bounded on /proc/uptime by bash's own `read` (no process started),
+    after the snapshot before it and before the snapshot after it."""
+    steps = measured_script("/run", 10, 100000, 4, 20, warmup_s=3).splitlines()
+    measured = next(i for i, line in enumerate(steps) if line.startswith("{ time sysbench"))
+    assert steps[measured - 2].endswith("snap before; uptime before; } > "
+                                        "/run/mariadb-counters.txt")
+    assert steps[measured + 1].startswith("{ uptime after; snap after; echo end; }")
+    assert "read -r up _ < /proc/uptime" in next(s for s in steps if s.startswith("uptime()"))
+
+
+def with_phase(tmp_path, before: str, after: str | None) -> Path:
+    """The real counters with the uptime lines of a run since 2026-11-29."""
+    lines = COUNTERS.read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if line.startswith("client_cpu"))
+    lines.insert(cut, f"before uptime {before}")
+    if after is not None:
+        lines.insert(cut + 2, f"after uptime {after}")
+    path = tmp_path / "mariadb-victim-counters.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_counters_bound_the_clients_run_on_the_uptime(tmp_path):
+    assert parse_counters(COUNTERS).client_phase is None  # a run before the lines existed
+    assert parse_counters(with_phase(tmp_path, "812.34", "816.40")).client_phase == (
+        812.34, 816.40)
+    with pytest.raises(ParseError, match="an 'uptime' line before the client without one"):
+        parse_counters(with_phase(tmp_path, "812.34", None))
+    with pytest.raises(ParseError, match="'after uptime' 800.0 is not after"):
+        parse_counters(with_phase(tmp_path, "812.34", "800.0"))
+    with pytest.raises(ParseError, match="'before uptime' is 'x'"):
+        parse_counters(with_phase(tmp_path, "x", "816.40"))
+
+
 def test_truncated_counters(tmp_path):
     lines = COUNTERS.read_text().splitlines()
     cut = next(i for i, line in enumerate(lines) if line.startswith("client_cpu"))

@@ -93,3 +93,39 @@ def test_only_seconds_inside_the_measured_window_count() -> None:
 def test_a_window_the_report_misses_is_an_error() -> None:
     with pytest.raises(ParseError, match="no second inside the measured window"):
         parse_guest(FIXTURES / "guest-victim.jsonl", "victim", (100.0, 110.0), 0.0)
+
+
+def with_uptime(tmp_path: Path, start: float) -> tuple[Path, list[dict]]:
+    """The real report with the guest's /proc/uptime on each line (recorded since
+    2026-11-29), its first reading at `start`."""
+    rows = lines("guest-victim.jsonl")
+    for row in rows:
+        row["uptime"] = round(start + row["t"], 2)
+    path = tmp_path / "guest-victim.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path, rows
+
+
+def test_a_mariadb_clients_run_bounds_the_seconds_on_the_guests_uptime(tmp_path: Path) -> None:
+    """A MariaDB client's run (its counters' uptime lines) picks the report's seconds on the
+    guest's own clock, whatever the measured window says: its counters' snapshots lie outside
+    it."""
+    path, rows = with_uptime(tmp_path, 100.0)
+    phase = (rows[1]["uptime"] - 0.2, rows[3]["uptime"] + 0.1)
+    kept = [r for r in rows if phase[0] <= r["uptime"] - r["dt"] / 2 <= phase[1]]
+    report = parse_guest(path, "victim", (0.0, 1e9), 0.0, client_phase=phase)
+    assert report.seconds == len(kept) == 2  # the seconds ending at rows 2 and 3
+    assert report.vcpu_busy_mean == pytest.approx(sum(r["vcpu_busy"] for r in kept) / 2)
+    with pytest.raises(ParseError, match=r"no second inside the client's run"):
+        parse_guest(path, "victim", client_phase=(1.0, 2.0))
+    # a report without uptime (made before it was recorded) keeps the measured window
+    old = parse_guest(FIXTURES / "guest-victim.jsonl", "victim", client_phase=phase)
+    assert old.seconds == len(rows)
+
+
+def test_an_uptime_that_is_not_a_number_is_named(tmp_path: Path) -> None:
+    path, rows = with_uptime(tmp_path, 5.0)
+    rows[2]["uptime"] = "soon"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(ParseError, match=r"guest-victim.jsonl:3: 'uptime' not a non-negative"):
+        parse_guest(path, "victim")

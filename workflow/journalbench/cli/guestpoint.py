@@ -56,11 +56,15 @@ def step_of(folder: Path, threads: int) -> dict[str, Any]:
     """A count's figures from its run folder, over the measured window as tidy reads it."""
     from journalbench import runfolder
     from journalbench.tidy import rows
+    from journalbench.tidy.parse import mariadb
 
     spec = rows.read_spec(folder)
     run = rows.load_run(folder, spec, rows.read_json(folder / runfolder.HOST))
-    report = rows.guest_report(run, guest_point.TENANT)
-    tenant = next(r for r in rows.parse_run(folder)[0] if r["tenant"] == guest_point.TENANT)
+    workload = next(t["workload"] for t in spec["tenants"] if t["name"] == guest_point.TENANT)
+    loaded = mariadb.load(folder, guest_point.TENANT, workload)
+    # the guest's seconds of its measured sysbench (its counters bound it on the guest's clock)
+    report = rows.guest_report(run, guest_point.TENANT, mariadb.client_phase(loaded))
+    tenant = mariadb.columns(loaded, workload)
     return guest_point.step(threads, report.vcpu_busy_mean, report.saturated_seconds,
                             report.seconds, tenant["ops_s"], tenant["op_lat_mean_ms"])
 

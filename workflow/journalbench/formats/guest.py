@@ -13,7 +13,11 @@ bytes but not for the vCPU's busy mean.
 The report runs on the guest's clock from a little before the workloads start; the agent
 records when it started on the host's CLOCK_MONOTONIC (`started_ns`), as it does the sampler's
 zero, which places the report's seconds on the sampler's clock: the same measured window
-(journalbench.window) applies to both.
+(journalbench.window) applies to both. Since 2026-11-29 each line also has the guest's
+/proc/uptime at its reading (`uptime`): a MariaDB tenant's counters bound its client's run on
+that clock (formats/mariadb.py), and its seconds are then those of the client's run (the
+snapshots of the server's counters before and after it, which start a mariadb client that
+keeps a TCG guest's vCPU busy for about a second, fall outside it).
 """
 
 from __future__ import annotations
@@ -82,15 +86,27 @@ def check_line(row: Any, tenant: str) -> str | None:
         value = row.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return f"'{key}' missing or not a non-negative integer"
+    if "uptime" in row:  # since 2026-11-29
+        value = row["uptime"]
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return "'uptime' not a non-negative number"
     return None
 
 
 def parse_guest(path: Path | str, tenant: str, span: tuple[float, float] | None = None,
-                offset_s: float = 0.0) -> GuestReport:
+                offset_s: float = 0.0,
+                client_phase: tuple[float, float] | None = None) -> GuestReport:
     """The report's seconds whose interval lies in `span` (the sampler's clock, on which a
-    report second ending at `t` ends at `t + offset_s`); every second without a span."""
+    report second ending at `t` ends at `t + offset_s`); every second without a span. With
+    `client_phase` (a MariaDB client's run on the guest's /proc/uptime clock) and lines that
+    carry `uptime`, the seconds in that phase instead."""
     rows = json_lines(Path(path), lambda row: check_line(row, tenant))
-    if span is not None:
+    if client_phase is not None and rows and all("uptime" in r for r in rows):
+        rows = [r for r in rows if window.inside(r["uptime"], r["dt"], *client_phase)]
+        if not rows:
+            raise problem(Path(path), f"no second inside the client's run {client_phase} "
+                                      "(/proc/uptime)")
+    elif span is not None:
         rows = [r for r in rows if window.inside(r["t"] + offset_s, r["dt"], *span)]
         if not rows:
             raise problem(Path(path), f"no second inside the measured window {span}")

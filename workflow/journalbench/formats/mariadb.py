@@ -7,9 +7,15 @@
     before clock SECONDS                    wall clock, then the server's /proc/PID/stat line
     before server_stat PID (mariadbd) S ... and SHOW GLOBAL STATUS, one variable a line
     before status NAME VALUE
+    before uptime SECONDS                   the host's /proc/uptime as the client starts
     client_cpu REAL USER SYS                bash's `time` of the sysbench client
+    after uptime SECONDS                    /proc/uptime as the client has ended
     after clock / after server_stat / after status ...
     end                                     footer: without it the file is truncated
+
+The two `uptime` lines (since 2026-11-29; absent before) bound the measured client's run on the
+clock of the host it ran on (a VM's guest: the clock of its own report, formats/guest.py), so
+the snapshots around it, which start a client process of their own, fall outside it.
 
 `mariadb-<t>.json`: threads (and where they came from), where the client ran, the set-up times.
 """
@@ -60,6 +66,7 @@ class Snapshot:
     clock_s: float
     server_ticks: int  # utime + stime of mariadbd
     status: dict[str, str]
+    uptime_s: float | None = None  # /proc/uptime next to the client's run (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,14 @@ class Counters:
     @property
     def elapsed_s(self) -> float:
         return self.after.clock_s - self.before.clock_s
+
+    @property
+    def client_phase(self) -> tuple[float, float] | None:
+        """When the measured client ran, on its host's /proc/uptime clock: from after the
+        snapshot before it to before the snapshot after it (None in files without them)."""
+        if self.before.uptime_s is None or self.after.uptime_s is None:
+            return None
+        return self.before.uptime_s, self.after.uptime_s
 
     def delta(self, name: str) -> int | None:
         """The growth of a status counter; None when this server has no such counter."""
@@ -130,7 +145,16 @@ def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]]) ->
         status[name] = value[0].strip() if value else ""
     if not status:
         raise problem(path, f"no '{phase} status' lines (SHOW GLOBAL STATUS failed?)")
-    return Snapshot(clock_s, ticks, status)
+    uptime = None
+    if f"{phase} uptime" in lines:  # recorded since 2026-11-29
+        number, text = one("uptime")
+        try:
+            uptime = float(text)
+        except ValueError:
+            raise problem(path, f"'{phase} uptime' is {text!r}", number) from None
+        if not uptime >= 0:
+            raise problem(path, f"'{phase} uptime' is {text!r}", number)
+    return Snapshot(clock_s, ticks, status, uptime)
 
 
 def parse_counters(path: Path | str) -> Counters:
@@ -160,6 +184,12 @@ def parse_counters(path: Path | str) -> Counters:
                         snapshot(path, "after", lines), real, user + system)
     if counters.elapsed_s <= 0 or real <= 0:
         raise problem(path, "measured phase of zero length")
+    if (counters.before.uptime_s is None) != (counters.after.uptime_s is None):
+        raise problem(path, "an 'uptime' line before the client without one after it, or the "
+                            "reverse")
+    phase = counters.client_phase
+    if phase is not None and phase[1] <= phase[0]:
+        raise problem(path, f"'after uptime' {phase[1]} is not after 'before uptime' {phase[0]}")
     return counters
 
 

@@ -317,9 +317,11 @@ def workload_name(workload: dict[str, Any]) -> str:
     return workload.get("preset") or workload["tool"]
 
 
-def tenant_columns(run: Run, tenant: dict[str, Any]) -> tuple[dict[str, Any], list[tuple]]:
-    """The tenant's tool columns (every other tool's null) and its operations per second, from
-    its tool's module (tidy/parse/), each of its files read once; a traced fsync beside."""
+def tenant_columns(run: Run, tenant: dict[str, Any]
+                   ) -> tuple[dict[str, Any], list[tuple], tuple[float, float] | None]:
+    """The tenant's tool columns (every other tool's null), its operations per second and its
+    client's run on /proc/uptime (or None), from its tool's module (tidy/parse/), each of its
+    files read once; a traced fsync beside."""
     workload = tenant["workload"]
     module = TOOLS.get(workload["tool"])
     if module is None:
@@ -328,7 +330,7 @@ def tenant_columns(run: Run, tenant: dict[str, Any]) -> tuple[dict[str, Any], li
                       f"(tidy reads {', '.join(TOOLS)})")
     loaded = module.load(run.folder, tenant["name"], workload)
     row = {**NO_TOOL, **module.columns(loaded, workload)}
-    return row, module.per_second(loaded) or []
+    return row, module.per_second(loaded) or [], module.client_phase(loaded)
 
 
 def traced_fsync(run: Run, tenant: str) -> dict[str, Any]:
@@ -351,29 +353,36 @@ def ms(ns: float | None) -> float | None:
     return ns / 1e6 if ns is not None else None
 
 
-def guest_columns(run: Run, tenant: str) -> dict[str, Any]:
-    """A VM tenant's own report (vCPU, its own disk and journal bytes) over the measured window;
-    null for containers, whose CPU and journal the host sees directly."""
+def guest_columns(run: Run, tenant: str,
+                  phase: tuple[float, float] | None = None) -> dict[str, Any]:
+    """A VM tenant's own report (vCPU, its own disk and journal bytes) over the measured window
+    (over its client's run, `phase`, where the report can place it); null for containers,
+    whose CPU and journal the host sees directly."""
     if run.spec["arm"] != VM:
         return {"vcpu_busy_mean": None, "vcpu_saturated_share": None, "cpu_bound": None,
                 "guest_disk_bytes": None, "guest_jbd2_bytes": None}
-    report = guest_report(run, tenant)
+    report = guest_report(run, tenant, phase)
     return {"vcpu_busy_mean": report.vcpu_busy_mean,
             "vcpu_saturated_share": report.saturated_share, "cpu_bound": int(report.cpu_bound),
             "guest_disk_bytes": report.disk_bytes, "guest_jbd2_bytes": report.jbd2_bytes}
 
 
-def guest_report(run: Run, tenant: str) -> GuestReport:
+def guest_report(run: Run, tenant: str,
+                 phase: tuple[float, float] | None = None) -> GuestReport:
     """A VM tenant's own report over the run's measured window (the whole report for a run
-    made before its start and the sampler's zero were both recorded)."""
+    made before its start and the sampler's zero were both recorded); over its client's run,
+    `phase` (a MariaDB tenant's, on the guest's /proc/uptime: its tool's `client_phase`), where
+    the report records that clock (since 2026-11-29: the snapshots of the server's counters
+    around the client fall outside)."""
     host = run.host
     summary = host.get("layout", {}).get("guests", {}).get(tenant, {}).get("report") or {}
     started, zero = summary.get("started_ns"), host.get("window", {}).get("clock_ns")
     report_path = run.folder / guest_file(tenant)
     if started is None or zero is None:  # a run made before both were recorded: whole
-        return parse_guest(report_path, tenant)
+        return parse_guest(report_path, tenant, client_phase=phase)
     # both on CLOCK_MONOTONIC: the report's zero on the sampler's clock
-    return parse_guest(report_path, tenant, run.span, (started - zero) / 1e9)
+    return parse_guest(report_path, tenant, run.span, (started - zero) / 1e9, phase)
+
 
 
 def host_saturated(host: dict[str, Any]) -> int | None:
@@ -518,7 +527,7 @@ def read_run(folder: Path | str) -> tuple[list[dict[str, Any]], RunSamples]:
     for tenant in tenants:
         name, workload = tenant["name"], tenant["workload"]
         others = sorted(workload_name(t["workload"]) for t in tenants if t is not tenant)
-        tool, seconds[name] = tenant_columns(run, tenant)
+        tool, seconds[name], phase = tenant_columns(run, tenant)
         if tool["fsync_source"] is None:  # a tool that counts no fsync of its own: the trace
             tool.update(traced_fsync(run, name))
         runs.append({
@@ -529,7 +538,7 @@ def read_run(folder: Path | str) -> tuple[list[dict[str, Any]], RunSamples]:
             "beside": "+".join(others) if others else "alone",
             "warmup_s": window.warmup_of(spec),
             "window_start_s": run.span[0], "window_end_s": run.span[1],
-            **tool, **shares[name], **more_shares[name], **guest_columns(run, name), **host,
+            **tool, **shares[name], **more_shares[name], **guest_columns(run, name, phase), **host,
             "counter_note": "; ".join(note for note in (shares[name]["counter_note"],
                                                         more_shares[name].get("counter_note"))
                                       if note) or None,

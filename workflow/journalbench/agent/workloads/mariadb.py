@@ -72,7 +72,10 @@ def measured_script(run_dir: str, tables: int, table_size: int, threads: int,
     """bash: a warm-up sysbench of `warmup_s` (sysbench 1.0.20 has no --warmup-time; its
     report is shown only if it fails), then status and server CPU before, the measured sysbench
     under `time`, status and CPU after. Only the measured sysbench's report reaches stdout;
-    the counters go to COUNTERS (format: parse.mariadb)."""
+    the counters go to COUNTERS (format: formats/mariadb.py). /proc/uptime is read (by bash's
+    own `read`: no process started) right before and after the measured sysbench: a VM's guest
+    report reads the same clock, so its busy seconds are those of the client's run, not of
+    the snapshots around it (under TCG each starts a mariadb client: a second of the vCPU)."""
     status = shlex.join(sql_argv(run_dir, "SHOW GLOBAL STATUS"))
     bench = shlex.join(sysbench_argv(run_dir, tables, table_size, "run", threads, duration_s))
     lines = ["set -e -o pipefail"]
@@ -86,11 +89,12 @@ def measured_script(run_dir: str, tables: int, table_size: int, threads: int,
         f'  echo "$1 server_stat $(cat /proc/$(cat {run_dir}/{PID_FILE})/stat)"',
         f'  {status} | sed "s/^/$1 status /"',
         "}",
+        "uptime() { read -r up _ < /proc/uptime; echo \"$1 uptime $up\"; }",
         f'{{ echo "journalbench-mariadb-counters 1"; echo "clk_tck $(getconf CLK_TCK)"; '
-        f"snap before; }} > {COUNTERS}",
+        f"snap before; uptime before; }} > {COUNTERS}",
         "TIMEFORMAT='client_cpu %R %U %S'",
         f"{{ time {bench} 2>&1 ; }} 2>> {COUNTERS}",
-        f"{{ snap after; echo end; }} >> {COUNTERS}",
+        f"{{ uptime after; snap after; echo end; }} >> {COUNTERS}",
     ])
 
 

@@ -85,3 +85,9 @@ def per_second(loaded: Loaded) -> list[tuple[float, float, int]]:
         rows.append((interval.t_s, dt, round(interval.tps * dt)))
         previous = interval.t_s
     return rows
+
+
+def client_phase(loaded: Loaded) -> tuple[float, float] | None:
+    """When the measured sysbench ran, on /proc/uptime of the host or guest it ran in (its
+    counters, since 2026-11-29): a VM tenant's guest seconds are those (tidy/rows.py)."""
+    return loaded.counters.client_phase

@@ -2,7 +2,9 @@
 
 `python3 -m journalbench.agent.arms.vm.report <tenant>` prints per interval the deltas of the
 guest's vCPU time (from /proc/stat), of its data disk vda (/sys/block/vda/stat) and of the bytes
-its own jbd2 thread submitted (tracefs, as the host's sampler does for host journals).
+its own jbd2 thread submitted (tracefs, as the host's sampler does for host journals), with the
+guest's /proc/uptime at the reading (`uptime`: the clock a MariaDB tenant's counters bound its
+client's run on).
 
 Python starts slowly in a TCG guest, so the report is started early (while the workloads
 prepare): it imports, finds the journal, makes its trace instance, says ARMED on stderr and
@@ -39,6 +41,12 @@ def cpu_times() -> tuple[int, int, int]:
     return busy, iowait, busy + idle + iowait
 
 
+def uptime() -> float:
+    """/proc/uptime's first field: the clock a MariaDB tenant's counters bound its client's
+    run on (agent/workloads/mariadb.py), read the same way."""
+    return float(Path("/proc/uptime").read_text().split()[0])
+
+
 def sample(tenant: str, jbd2_name: str, previous: dict, current: dict) -> dict:
     busy, iowait, total = (c - p for c, p in zip(current["cpu"], previous["cpu"], strict=True))
     disk = current["disk"] - previous["disk"]
@@ -51,7 +59,7 @@ def sample(tenant: str, jbd2_name: str, previous: dict, current: dict) -> dict:
         "disk": DISK, "disk_read_bytes": disk.read_bytes, "disk_write_bytes": disk.write_bytes,
         "disk_read_ios": disk.read_ios, "disk_write_ios": disk.write_ios,
         "jbd2": jbd2_name, "jbd2_write_bytes": journal.write_bytes,
-        "jbd2_write_ios": journal.write_ios,
+        "jbd2_write_ios": journal.write_ios, "uptime": current["uptime"],
     }
 
 
@@ -77,7 +85,7 @@ def main(tenant: str, interval: float = 1.0) -> None:
     t0 = time.monotonic()
 
     def read_all() -> dict:
-        return {"t0": t0, "t": time.monotonic(), "cpu": cpu_times(),
+        return {"t0": t0, "t": time.monotonic(), "uptime": uptime(), "cpu": cpu_times(),
                 "disk": device_counters(DISK), "jbd2": tracer.snapshot(jbd2)}
 
     previous = read_all()
