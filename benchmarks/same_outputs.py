@@ -11,7 +11,8 @@ data/processed/, results/ and figures/ as `snakemake --cores 1` left them. Compa
   the notebooks' CSV and Markdown tables, the figures' PNG and PDF), except
 - the executed notebooks (results/<campaign>/notebooks/*.ipynb), whose run times and kernel
   ids differ each time: their cells' sources and outputs (text, tables, the figures' images)
-  are compared instead, without execution counts and metadata;
+  are compared instead, without execution counts and metadata, a stream's text joined
+  however the kernel's flushes cut it;
 - the pipeline's own marker files (.snakemake_timestamp, missing-runs.txt, landed-runs.txt).
 
 Where each analysis wrote its own root (the notebooks' parameters, skipped runs' folders, the
@@ -82,9 +83,19 @@ def notebook_cells(path: Path, root: Path) -> list[dict[str, Any]]:
     (papermill's timings, the kernel's ids)."""
     cells = []
     for cell in json.loads(path.read_text().replace(str(root), ROOT))["cells"]:
-        outputs = [{key: value for key, value in output.items()
-                    if key not in ("execution_count", "metadata")}
-                   for output in cell.get("outputs", [])]
+        outputs: list[dict[str, Any]] = []
+        for output in cell.get("outputs", []):
+            output = {key: value for key, value in output.items()
+                      if key not in ("execution_count", "metadata")}
+            last = outputs[-1] if outputs else {}
+            if (output.get("output_type") == last.get("output_type") == "stream"
+                    and output.get("name") == last.get("name")):
+                # one stream's text, however the kernel's flushes cut it into outputs
+                last["text"] = "".join(last["text"]) + "".join(output["text"])
+                continue
+            if output.get("output_type") == "stream":
+                output["text"] = "".join(output["text"])
+            outputs.append(output)
         cells.append({"type": cell["cell_type"], "source": "".join(cell["source"]),
                       "outputs": outputs})
     return cells
