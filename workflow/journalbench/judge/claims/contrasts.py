@@ -210,8 +210,10 @@ class Contrast:
 def family_facts(claims: pd.DataFrame) -> pd.DataFrame:
     """A row per family: its FAMILY values, FACTS and what its weights were measured to
     divide (`division_word`; blank where a table has none)."""
-    return (claims.reindex(columns=[*FAMILY, *FACTS, "division_word"]).fillna("")
-            .drop_duplicates(FAMILY).reset_index(drop=True))
+    # as objects first: a blank in a number's column would otherwise change its dtype (which
+    # pandas 4 will refuse)
+    return (claims.reindex(columns=[*FAMILY, *FACTS, "division_word"]).astype(object)
+            .fillna("").drop_duplicates(FAMILY).reset_index(drop=True))
 
 
 def both_measured(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
