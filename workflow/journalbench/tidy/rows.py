@@ -384,7 +384,6 @@ def guest_report(run: Run, tenant: str,
     return parse_guest(report_path, tenant, run.span, (started - zero) / 1e9, phase)
 
 
-
 def host_saturated(host: dict[str, Any]) -> int | None:
     """Whether a test host that records its CPUs over the run (a nested host: its vCPUs are
     every tenant's) had a CPU saturated in at least half of the run's seconds, the rule a VM
