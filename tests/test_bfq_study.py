@@ -104,6 +104,22 @@ def test_the_sensitivity_test_finds_the_check_that_moved() -> None:
     assert table.loc["moved", "ratio"] == pytest.approx(1.6)
 
 
+def test_no_check_under_two_settings_gives_the_tables_columns(tmp_path) -> None:
+    """mysql-point's isolation checks: none measured under two settings. The table has no
+    rows but the columns of one that has them, so the CSV the notebook writes is a table (the
+    report read a file with no columns as an error)."""
+    rows = [{"claim": "C17", "part": "container", "test": "alone", "kind": "ratio",
+             "status": "measured", "device_profile": "hdd", "bfq": BASE, "effect": 1.0,
+             "low": 0.9, "high": 1.1, "se": 0.02, "df": 8.0, "outcome": "reproduced"}]
+    moved = bfq_study.sensitivity(bfq_study.sensitivity_effects(pd.DataFrame([
+        *rows, {**rows[0], "test": "moved", "bfq": SG0}, {**rows[0], "test": "moved"}])))
+    empty = bfq_study.sensitivity(bfq_study.sensitivity_effects(pd.DataFrame(rows)))
+    assert empty.empty and len(moved) == 1
+    assert list(empty.columns) == list(moved.columns)
+    empty.to_csv(tmp_path / "table.csv", index=False)
+    assert list(pd.read_csv(tmp_path / "table.csv").columns) == list(moved.columns)
+
+
 def test_two_settings_measured_equally_often_take_the_campaigns_baseline() -> None:
     """The bfq campaign measures each isolation check once under strict_guarantees 0 and once
     under 1: a tie the effects alone would settle by name (0 first); the campaign's tests,
