@@ -126,9 +126,12 @@ def test_weights_are_set_in_the_cgroup_files_during_the_run(agent_host, tmp_path
     proc = start_run(spec("per-container-journal", ("heavy", 700, "no-fsync"),
                           ("light", 300, "no-fsync"), duration=4), agent_host, tmp_path / "run")
     root = Path("/sys/fs/cgroup/blkio/journalbench") / agent_host["name"]
+    wanted = {"heavy": 700, "light": 300}
     seen: dict[str, int] = {}
     deadline = time.monotonic() + 60
-    while len(seen) < 2 and time.monotonic() < deadline and proc.poll() is None:
+    # until both read as set, not just once: a group read between its creation and the agent's
+    # write shows the default (100), which a first reading alone took for the run's weight
+    while seen != wanted and time.monotonic() < deadline and proc.poll() is None:
         for tenant in ("heavy", "light"):
             weight = root / tenant / "blkio.bfq.weight"
             try:
@@ -138,9 +141,9 @@ def test_weights_are_set_in_the_cgroup_files_during_the_run(agent_host, tmp_path
         time.sleep(0.05)
     proc.communicate(timeout=120)
     assert proc.returncode == 0
-    assert seen == {"heavy": 700, "light": 300}
+    assert seen == wanted, f"the weights read while the run lived: {seen}"
     facts = host_facts(tmp_path / "run")["layout"]["tenants"]
-    assert {n: t["weight_read_back"] for n, t in facts.items()} == {"heavy": 700, "light": 300}
+    assert {n: t["weight_read_back"] for n, t in facts.items()} == wanted
 
 
 def test_host_json_records_device_fsync_latency_and_tools(agent_host, tmp_path):
