@@ -168,7 +168,7 @@ def test_the_mysql_point_campaign_runs_every_mariadb_at_the_point_under_both_set
     # one design under both settings: the same conditions, as often (4-5 repetitions each,
     # sized by `journalbench power` on the 2-repetition pilot)
     def design(found: list) -> list:
-        return sorted(json.dumps({**r.spec, "bfq": None, "experiment": None}, sort_keys=True)
+        return sorted(json.dumps({**r.spec, "bfq": None}, sort_keys=True)
                       for r in found)
 
     assert design(by_setting["default"]) == design(by_setting["time"])

@@ -32,7 +32,7 @@ from journalbench.judge.claims.headline import tunables
 from journalbench.judge.claims.verdicts import MEASURED
 from journalbench.judge.selection import starvation_pair
 from journalbench.judge.stats import holm
-from journalbench.report.device_class import DEPENDENCE_COLUMNS, dependence, numbered
+from journalbench.report.device_class import dependence, numbered
 from journalbench.report.views import BFQ, PROFILE, profile_order, profiled
 from journalbench.vocabulary import JOURNAL_ACCOUNTED
 
@@ -172,9 +172,8 @@ def sensitivity(effects: pd.DataFrame, base: str | None = None) -> pd.DataFrame:
             found, base if base in set(found) else None))
         if not table.empty:
             tables.append(table.assign(**{PROFILE: profile}))
-    if not tables:  # no check measured under two settings: the table's columns alone
-        columns = [c for c in DEPENDENCE_COLUMNS if c not in ("p_holm", "depends")]
-        return pd.DataFrame(columns=[*columns, PROFILE, "change", "p_holm", "depends"])
+    if not tables:  # no check measured under two settings: a table of no rows, its columns
+        tables = [dependence(effects.iloc[:0], by=BFQ).assign(**{PROFILE: None})]
     table = pd.concat(tables, ignore_index=True).drop(columns=["p_holm", "depends"])
     rejected, adjusted = holm(table["p"].fillna(1.0).to_numpy())
     changes = [change(to, start) for to, start in zip(table["to"], table["from"], strict=True)]

@@ -67,10 +67,10 @@ def numbered(rows: pd.DataFrame) -> pd.DataFrame:
 # se and df: each check's own t statistic, which a change between profiles is tested with
 EFFECT_COLUMNS = ["claim", "check", "part", "test", "device_profile", "fsync_ms", "effect", "low",
                   "high", "se", "df", "interest", "outcome"]
-# a change of a check's effect between two levels (dependence): its columns even where no check
-# was measured on two (a table of no rows still has them: the report reads every table written)
-DEPENDENCE_COLUMNS = ["claim", "check", "test", "from", "to", "effect_from", "effect_to", "ratio",
-                      "low", "high", "p", "p_holm", "depends"]
+# a change of a check's effect between two levels (dependence, before Holm's columns): given
+# even where no check was measured on two (the report reads every table written as a table)
+CHANGE_COLUMNS = ["claim", "check", "test", "from", "to", "effect_from", "effect_to", "ratio",
+                  "low", "high", "p"]
 
 
 def dependence(effects: pd.DataFrame, by: str = "device_profile",
@@ -95,8 +95,6 @@ def dependence(effects: pd.DataFrame, by: str = "device_profile",
                          "effect_from": first["effect"], "effect_to": other["effect"],
                          "ratio": moved["change"], "low": moved["low"],
                          "high": moved["high"], "p": moved["p"]})
-    table = pd.DataFrame(rows, columns=DEPENDENCE_COLUMNS[:-2])
-    if table.empty:
-        return table.reindex(columns=DEPENDENCE_COLUMNS)
+    table = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
     rejected, adjusted = holm(table["p"].fillna(1.0).to_numpy())
     return table.assign(p_holm=adjusted, depends=rejected)
