@@ -382,6 +382,32 @@ def test_under_tcg_a_database_vm_half_whose_guests_kept_up_is_judged_and_listed(
 
 
 
+def test_a_clients_start_up_no_longer_counts_and_the_verdict_it_moved_is_listed() -> None:
+    """Rule vm-db-threads: the guests' seconds start with sysbench's threads. Where only the
+    client's whole run (its start-up: one saturated second in 61) kept a guest from keeping
+    up, vm-db-busy as first read refused C5's VM half and vm-db-threads judges it, listed."""
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.32)
+    for row in db.rows:
+        if row["arm"] == "vm":
+            row.update(vcpu_busy_client_mean=0.33, vcpu_saturated_client_share=1 / 61)
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == REPRODUCED, verdict["why"]
+    assert verdict["changes"].endswith(
+        "vm-db-threads: not testable here -> reproduced (testbed differs in weights, VM)")
+    assert "vm-db-busy: " not in verdict["changes"]  # as first read it moved nothing
+    # the other way round: a guest saturated while its threads ran stays refused by both
+    db = Db()
+    mysql_pairs(db)
+    under_tcg(db, busy=0.32, saturated=1 / 60)
+    for row in db.rows:
+        if row["arm"] == "vm":
+            row.update(vcpu_busy_client_mean=0.33, vcpu_saturated_client_share=1 / 61)
+    verdict = db.verdict("C5")
+    assert verdict["verdict"] == "not testable here" and "vm-db-threads" not in verdict["changes"]
+
+
 def test_a_vm_half_under_tcg_states_the_emulated_vcpu_time_of_a_transaction() -> None:
     """The VM acceleration factor's text: the guest's vCPU time per transaction (busy share
     over transactions/s) beside the transaction's latency, what KVM could save at most."""

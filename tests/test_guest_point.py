@@ -119,6 +119,54 @@ def test_a_run_asking_for_the_point_reads_it_and_keeps_its_sweep(tmp_path):
         guest_point.read(host, profile, 2, 2000)
 
 
+@pytest.mark.parametrize(("client", "total", "phase"), [
+    (None, 60.0, None),  # a run before the counters recorded the uptime
+    ((100.0, 161.5), 60.0, (100.0, 101.5, 161.5)),  # 1.5 s of start-up
+    ((100.0, 159.0), 60.0, (100.0, 100.0, 159.0)),  # never before the client's run
+])
+def test_a_guests_seconds_start_with_sysbenchs_threads(client, total, phase):
+    from journalbench.tidy.parse.mariadb import threads_phase
+
+    found = threads_phase(client, total)
+    assert found == phase
+    if found is not None:
+        assert found.working == phase[1:] and found.whole == (phase[0], phase[2])
+
+
+def test_a_record_of_an_earlier_method_is_read_again_from_its_runs(tmp_path):
+    steps = [guest_point.step(1, 0.2, 1, 60, 40.0, 25.0),
+             guest_point.step(2, 0.35, 0, 60, 75.0, 26.6)]
+    earlier = {**guest_point.record_of(steps, profile="hdd", accel="tcg", tables=2,
+                                       table_size=2000, step_s=60, warmup_s=5,
+                                       runs=tmp_path / "r"), "method": guest_point.METHOD - 1}
+    again = [guest_point.step(1, 0.19, 0, 60, 40.0, 25.0), steps[1]]
+    record = guest_point.reread_of(earlier, again, tmp_path / "old.json")
+    assert earlier["threads"] is None and record["threads"] == 2
+    assert record["sweep"] == again and record["method"] == guest_point.METHOD
+    assert record["measured_at"] == earlier["measured_at"] and record["runs"] == earlier["runs"]
+    assert record["read_from"] == {"file": str(tmp_path / "old.json"),
+                                   "method": guest_point.METHOD - 1, "threads": None}
+    assert guest_point.step_folder(record, 2) == tmp_path / "r" / "threads-2"
+    with pytest.raises(AgentError, match="read by method .* already"):
+        guest_point.reread_of(record, again, tmp_path / "new.json")
+    with pytest.raises(AgentError, match="not its sweep's counts"):
+        guest_point.reread_of(earlier, again[:1], tmp_path / "old.json")
+
+
+def test_the_latest_record_of_an_earlier_method_is_found(tmp_path):
+    host = host_of(tmp_path)
+    profile = Hdd(host, tmp_path, {})
+    assert guest_point.earlier_path(host, profile, 2, 2000) is None
+    paths = {m: guest_point.path_for(host, profile, 2, 2000, m)
+             for m in range(1, guest_point.METHOD + 1)}
+    assert len(set(paths.values())) == guest_point.METHOD  # each method its own record
+    for method in (1, guest_point.METHOD - 1):
+        guest_point.write(paths[method], {"method": method})
+    assert guest_point.earlier_path(host, profile, 2, 2000) == paths[guest_point.METHOD - 1]
+    with pytest.raises(AgentError, match=" --reread$"):
+        guest_point.read(host, profile, 2, 2000)
+
+
 def test_where_a_count_came_from():
     assert client_point("calibration /state/calibration/x.json") == IO_SATURATION
     assert client_point("guest point /state/calibration/y.json") == GUEST_POINT
@@ -215,6 +263,19 @@ def test_the_notebook_reads_each_sweep_once_from_the_runs_at_the_point(tmp_path)
     assert sweep.equals(operating_point.sweeps(operating_point.folders_at_point(raw)))
     fig = operating_point.figure(sweep, "local, hdd")
     assert [ax.get_ylabel() for ax in fig.axes] == ["transactions/s", "guest's vCPU busy share"]
+    assert set(sweep["method"]) == {guest_point.METHOD}
+    # the same measurement read again by a later method (runs after the reading keep that
+    # record): its rows once, as the latest method read them
+    later = {**record, "method": guest_point.METHOD + 1,
+             "sweep": [{**step, "busy_share": 0.1} for step in steps]}
+    folder = raw / "local" / "r4"
+    folder.mkdir()
+    (folder / "host.json").write_text(json.dumps({"host": "local",
+                                                  "calibration": {guest_point.RECORD: later}}))
+    for order in (folders + [folder], [folder] + folders):
+        both = operating_point.sweeps(order)
+        assert list(both["threads"]) == [1, 2, 4] and set(both["busy_share"]) == {0.1}
+        assert set(both["method"]) == {guest_point.METHOD + 1}
     assert operating_point.sweeps(operating_point.folders_at_point(
         raw, runs.drop(columns=["client_point"]))).empty
     assert list(operating_point.sweeps([]).columns) == operating_point.COLUMNS

@@ -29,6 +29,7 @@ from journalbench.errors import AgentError
 from journalbench.formats.fsync import fsync_file, parse_fsync
 from journalbench.formats.guest import guest_file
 from journalbench.formats.mariadb import mariadb_counters_file, mariadb_facts_file, parse_counters
+from journalbench.tidy.parse import mariadb
 from journalbench.tidy.rows import parse_run
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -317,11 +318,56 @@ def test_two_guests(guest_visible_host, tmp_path):
         counters = parse_counters(out / mariadb_counters_file(row["tenant"]))
         start, end = counters.client_phase
         assert end - start == pytest.approx(counters.client_real_s, abs=0.5)
+        # from its threads' start: the client's run less its start-up (script, connections)
+        phase = mariadb.client_phase(mariadb.load(out, row["tenant"], threads))
+        assert phase.whole == (start, end) and start < phase.work < end
+        threads_start = phase.work
+        assert end - threads_start == pytest.approx(row["tool_runtime_s"])
         report = [json.loads(line)
                   for line in (out / guest_file(row["tenant"])).read_text().splitlines()]
         assert all("uptime" in line for line in report)
-        inside = [line for line in report if start <= line["uptime"] - line["dt"] / 2 <= end]
+        inside = [line for line in report
+                  if threads_start <= line["uptime"] - line["dt"] / 2 <= end]
         assert 0 < len(inside) < len(report)
         busy = [line["vcpu_busy"] for line in inside if line["vcpu_busy"] is not None]
         assert row["vcpu_busy_mean"] == pytest.approx(sum(busy) / len(busy))
     assert not servers(guest_visible_host)
+    reread_as_a_sweep(guest_visible_host, out, runs, tmp_path)
+
+
+def reread_as_a_sweep(host_facts: dict[str, Any], out: Path, runs: list[dict[str, Any]],
+                      tmp_path: Path) -> None:
+    """`journalbench guest-point --reread` on a sweep of this one run (a record of method 2
+    whose 2-thread count is the run: nothing in it is read but the count and the folder) reads
+    its run folder as tidy read it, writes this method's record, and leaves the earlier one."""
+    from journalbench.agent import disk
+    from journalbench.agent.registry import profile_for
+    from journalbench.agent.workloads import guest_point
+    from journalbench.cli import guestpoint
+    from journalbench.control.hosts import load_host
+
+    host = load_host(str(host_facts["file"]))
+    profile = profile_for(host, {}, disk.state_root(host))
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "threads-2").symlink_to(out)
+    earlier = {**guest_point.record_of([guest_point.step(2, 0.9, 30, 60, 1.0, 1.0)],
+                                       profile=profile.NAME, accel="tcg",
+                                       tables=guest_point.TABLES,
+                                       table_size=guest_point.TABLE_SIZE, step_s=60,
+                                       warmup_s=5, runs=sweep), "method": 2}
+    old = guest_point.path_for(host, profile, guest_point.TABLES, guest_point.TABLE_SIZE, 2)
+    guest_point.write(old, earlier)
+    with pytest.raises(AgentError, match=r"by method \d+: read its record .* --reread"):
+        guest_point.read(host, profile, guest_point.TABLES, guest_point.TABLE_SIZE)
+    path = guest_point.path_for(host, profile, guest_point.TABLES, guest_point.TABLE_SIZE)
+    record = guestpoint.reread(host, profile, path)
+    victim = next(row for row in runs if row["tenant"] == guest_point.TENANT)
+    (found,) = record["sweep"]
+    assert found["busy_share"] == round(victim["vcpu_busy_mean"], 4)
+    assert found["tps"] == round(victim["ops_s"], 3) and found["threads"] == 2
+    assert record["method"] == guest_point.METHOD and record["threads"] == (
+        2 if found["keeps_up"] else None)
+    assert record["read_from"] == {"file": str(old), "method": 2, "threads": None}
+    assert record["measured_at"] == earlier["measured_at"]
+    assert json.loads(old.read_text()) == earlier and json.loads(path.read_text()) == record

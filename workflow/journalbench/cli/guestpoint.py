@@ -8,6 +8,7 @@ more): past it the emulator sets the pace for certain."""
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="warm-up seconds per count (default: %(default)s)")
     parser.add_argument("--again", action="store_true",
                         help="measure again where the host has a record (replacing it)")
+    parser.add_argument("--reread", action="store_true",
+                        help="read the host's record of an earlier method again, by this "
+                             "one, from its kept run folders (no new run)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every command")
     parser.set_defaults(func=cmd_guest_point)
 
@@ -62,11 +66,44 @@ def step_of(folder: Path, threads: int) -> dict[str, Any]:
     run = rows.load_run(folder, spec, rows.read_json(folder / runfolder.HOST))
     workload = next(t["workload"] for t in spec["tenants"] if t["name"] == guest_point.TENANT)
     loaded = mariadb.load(folder, guest_point.TENANT, workload)
-    # the guest's seconds of its measured sysbench (its counters bound it on the guest's clock)
-    report = rows.guest_report(run, guest_point.TENANT, mariadb.client_phase(loaded))
+    # the guest's seconds of its measured sysbench's threads (its counters and its total time
+    # bound them on the guest's clock)
+    phase = mariadb.client_phase(loaded)
+    if phase is None:
+        raise ConfigError(f"{folder}: its MariaDB counters record no /proc/uptime around the "
+                          "client (a run of method 1): it cannot be read by this method; "
+                          "measure anew (--again)")
+    report = rows.guest_report(run, guest_point.TENANT, phase.working)
     tenant = mariadb.columns(loaded, workload)
     return guest_point.step(threads, report.vcpu_busy_mean, report.saturated_seconds,
                             report.seconds, tenant["ops_s"], tenant["op_lat_mean_ms"])
+
+
+def reread(host: dict[str, Any], profile: Any, path: Path) -> dict[str, Any]:
+    """The host's record of an earlier method read again by this one from its kept run
+    folders, written where this method's record goes (the earlier one left as it is)."""
+    from journalbench import runfolder
+
+    earlier = guest_point.earlier_path(host, profile, guest_point.TABLES,
+                                       guest_point.TABLE_SIZE)
+    if earlier is None:
+        raise ConfigError(f"no record of an earlier method of host {host['name']} on profile "
+                          f"{profile.NAME}: nothing to read again (measure: "
+                          f"{guest_point.command(host, profile)})")
+    record = json.loads(earlier.read_text())
+    steps = []
+    for found in record["sweep"]:
+        folder = guest_point.step_folder(record, found["threads"])
+        if not (folder / runfolder.MANIFEST).is_file():
+            raise ConfigError(f"{earlier}: field runs: no complete run folder {folder}: "
+                              "measure anew (--again)")
+        steps.append(step_of(folder, found["threads"]))
+        print(f"read again: {line(steps[-1])} (by method {record.get('method')}: "
+              f"{found['busy_share']:.0%} busy, saturated {found['saturated_seconds']} of "
+              f"{found['seconds']} s)", flush=True)
+    new = guest_point.reread_of(record, steps, earlier)
+    guest_point.write(path, new)
+    return new
 
 
 def host_accel(host: dict[str, Any]) -> str:
@@ -103,7 +140,11 @@ def cmd_guest_point(args: argparse.Namespace) -> int:
                           disk.state_root(host))
     accel = host_accel(host)
     path = guest_point.path_for(host, profile, guest_point.TABLES, guest_point.TABLE_SIZE)
-    if path.is_file() and not args.again:
+    if args.reread:
+        if args.again:
+            raise ConfigError("--reread reads kept runs again, --again measures anew: one")
+        record = reread(host, profile, path)
+    elif path.is_file() and not args.again:
         print(f"{path}: measured already (--again measures anew):")
         record = guest_point.read(host, profile, guest_point.TABLES, guest_point.TABLE_SIZE)
     else:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from journalbench import window
 from journalbench.formats import json_lines, problem
@@ -34,6 +34,24 @@ from journalbench.formats import json_lines, problem
 def guest_file(tenant: str) -> str:
     """The guest's own report, one line a second (agent/arms/vm/report.py)."""
     return f"guest-{tenant}.jsonl"
+
+
+class ClientPhase(NamedTuple):
+    """A measured client's run on /proc/uptime of where it ran: from `start` (the snapshot
+    before it) through `work` (its threads' start: its start-up, script and connections, done)
+    to `end` (the snapshot after it). A VM tenant's guest seconds are its work's (since
+    2026-11-29, rule vm-db-threads); the whole run's were read before."""
+    start: float
+    work: float
+    end: float
+
+    @property
+    def working(self) -> tuple[float, float]:
+        return self.work, self.end
+
+    @property
+    def whole(self) -> tuple[float, float]:
+        return self.start, self.end
 
 
 SATURATED = 0.95  # a vCPU this busy in a second had no time to spare for more I/O

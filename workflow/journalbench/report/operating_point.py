@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -21,7 +22,7 @@ from journalbench.report.plots import titled
 
 STEP = ["threads", "busy_share", "saturated_seconds", "seconds", "vcpu_ms_per_tx", "tps",
         "latency_ms", "keeps_up"]
-COLUMNS = ["host", "profile", "accel", "measured_at", "chosen", *STEP]
+COLUMNS = ["host", "profile", "accel", "measured_at", "method", "chosen", *STEP]
 
 
 def folders_at_point(raw: Path | str, runs: pd.DataFrame | None = None) -> list[Path]:
@@ -40,8 +41,10 @@ def folders_at_point(raw: Path | str, runs: pd.DataFrame | None = None) -> list[
 
 def sweeps(folders: Iterable[Path]) -> pd.DataFrame:
     """The sweeps the run folders' host.json record, each once (per host, device profile and
-    measurement), a row per count; empty where none recorded one."""
-    rows, seen = [], set()
+    measurement) as its latest method read it (a record read again from its kept runs keeps
+    its measurement's time: runs before the reading keep the earlier one), a row per count;
+    empty where none recorded one."""
+    latest: dict[tuple, tuple[dict, Any]] = {}
     for folder in folders:
         path = folder / runfolder.HOST
         if not path.is_file():
@@ -51,13 +54,12 @@ def sweeps(folders: Iterable[Path]) -> pd.DataFrame:
         if not record:
             continue
         key = (facts.get("host"), record.get("profile"), record.get("measured_at"))
-        if key in seen:
-            continue
-        seen.add(key)
-        for step in record["sweep"]:
-            rows.append({"host": key[0], "profile": key[1], "accel": record.get("accel"),
-                         "measured_at": key[2], "chosen": record.get("threads"),
-                         **{c: step.get(c) for c in STEP}})
+        if key not in latest or record.get("method", 0) > latest[key][0].get("method", 0):
+            latest[key] = (record, key)
+    rows = [{"host": key[0], "profile": key[1], "accel": record.get("accel"),
+             "measured_at": key[2], "method": record.get("method"),
+             "chosen": record.get("threads"), **{c: step.get(c) for c in STEP}}
+            for record, key in latest.values() for step in record["sweep"]]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -43,8 +43,12 @@ WEIGHT = 700
 # 2 (2026-11-29): a count's guest seconds are those of its measured sysbench, bounded on the
 # guest's /proc/uptime (formats/guest.py); method 1 took the run's nominal window, whose first
 # seconds held the counters' snapshot before the client (a mariadb client started under TCG):
-# every count of the first sweep had that one second saturated, and no count was chosen
-METHOD = 2
+# every count of the first sweep had that one second saturated, and no count was chosen.
+# 3 (2026-11-29): from its threads' start (tidy/parse/mariadb.threads_phase): the client's
+# start-up (its Lua script, its connections) kept the vCPU busy for a second before any
+# transaction; method 2's records are read again from their kept run folders (`--reread`), the
+# runs' raw files hold everything this method reads
+METHOD = 3
 RECORD = "mariadb_guest_point"  # its key in host.json's calibration
 
 
@@ -82,9 +86,10 @@ def choose(steps: list[dict[str, Any]]) -> int | None:
     return chosen
 
 
-def path_for(host: dict[str, Any], profile: Any, tables: int, table_size: int) -> Path:
-    """Where the host's point for this device profile and tables is kept."""
-    text = json.dumps([profile.facts(), host["device"], cache_key(tables, table_size), METHOD],
+def path_for(host: dict[str, Any], profile: Any, tables: int, table_size: int,
+             method: int = METHOD) -> Path:
+    """Where the host's point for this device profile and tables is kept (read by `method`)."""
+    text = json.dumps([profile.facts(), host["device"], cache_key(tables, table_size), method],
                       sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     return (Path(host["state_dir"]) / "calibration"
@@ -105,6 +110,36 @@ def record_of(steps: list[dict[str, Any]], *, profile: str, accel: str, tables: 
             "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
+def reread_of(earlier: dict[str, Any], steps: list[dict[str, Any]],
+              source: Path) -> dict[str, Any]:
+    """An earlier method's record read again by this method from its kept run folders
+    (`steps`, one per count of its sweep): its measurement's facts kept (when measured, where,
+    with what), the figures, the choice and the method this one's, and where it came from."""
+    if earlier.get("method") == METHOD:
+        raise AgentError(f"{source}: read by method {METHOD} already: nothing to read again")
+    if [s["threads"] for s in steps] != [s["threads"] for s in earlier["sweep"]]:
+        raise AgentError(f"{source}: the steps read again are not its sweep's counts")
+    return {**earlier, "threads": choose(steps), "sweep": steps, "method": METHOD,
+            "read_from": {"file": str(source), "method": earlier.get("method"),
+                          "threads": earlier.get("threads")},
+            "read_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def earlier_path(host: dict[str, Any], profile: Any, tables: int,
+                 table_size: int) -> Path | None:
+    """The host's record for this profile and tables by the latest earlier method, if any."""
+    for method in range(METHOD - 1, 0, -1):
+        path = path_for(host, profile, tables, table_size, method)
+        if path.is_file():
+            return path
+    return None
+
+
+def step_folder(record: dict[str, Any], threads: int) -> Path:
+    """The run folder of a sweep's count (cli/guestpoint.py lays them out so)."""
+    return Path(record["runs"]) / f"threads-{threads}"
+
+
 def write(path: Path, record: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -121,9 +156,13 @@ def read(host: dict[str, Any], profile: Any, tables: int, table_size: int) -> di
     line naming the command that measures it when there is none, or no count kept up."""
     path = path_for(host, profile, tables, table_size)
     if not path.is_file():
+        earlier = earlier_path(host, profile, tables, table_size)
+        how = (f"read its record of an earlier method ({earlier}) again, as root: "
+               f"{command(host, profile)} --reread" if earlier is not None else
+               f"measure it first, as root: {command(host, profile)}")
         raise AgentError(f"no guest operating point of host {host['name']} on profile "
-                         f"{profile.NAME} ({tables} x {table_size} rows): measure it "
-                         f"first, as root: {command(host, profile)}")
+                         f"{profile.NAME} ({tables} x {table_size} rows) by method "
+                         f"{METHOD}: {how}")
     record = json.loads(path.read_text())
     if record.get("threads") is None:
         first = (record.get("sweep") or [{}])[0]

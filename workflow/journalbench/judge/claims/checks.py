@@ -79,6 +79,8 @@ class Check:
     # a database's VM half: per run of its conditions (those left out too), its busiest guest's
     # vCPU busy mean and saturated share (dbruns.Screen; preconditions.vm_db_busy_unmet)
     guests: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # the same over each MariaDB client's whole run (rule vm-db-threads's predecessor)
+    guests_client: dict[str, tuple[float, float]] = field(default_factory=dict)
     column: str = ""  # the runs-table column its values come from (their unit)
     since: str = ""  # the rule (rules.py) that brought it in; "" for always
     until: str = ""  # the rule that replaced it: judged only to list what that rule changed

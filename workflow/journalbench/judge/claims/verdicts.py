@@ -102,13 +102,14 @@ ALL_RULES = frozenset(rules.NAMES)
 PRECONDITION_RULES = {rules.GUEST_FSYNC: preconditions.guest_fsync_unmet,
                       rules.TCG: preconditions.tcg_unmet,
                       rules.VM_DB_BUSY: preconditions.vm_db_busy_unmet,
+                      rules.VM_DB_THREADS: preconditions.vm_db_threads_unmet,
                       rules.WRITEBACK: preconditions.writeback_unmet,
                       rules.HOST_CPU: preconditions.host_cpu_unmet,
                       rules.TUNED_ON: preconditions.tuned_on_unmet,
                       rules.WEIGHTS_IN_PLAY: preconditions.weights_unmet}
 # a later precondition rule that judges anew what an earlier one refused, for the checks it
 # applies to (its test gives a reason or "", not None): the earlier one's reason is lifted there
-RELAXES = {rules.VM_DB_BUSY: rules.TCG}
+RELAXES = {rules.VM_DB_BUSY: rules.TCG, rules.VM_DB_THREADS: rules.VM_DB_BUSY}
 # the rules in force before the latest rule date: the state the latest changes are listed
 # against (each claim's `*_before` columns; the headline's moves, report/headline.py)
 BEFORE = frozenset(rule.name for rule in rules.RULES if rule.date < rules.LATEST)
@@ -239,7 +240,8 @@ def status(row: Mapping[str, Any], active: frozenset[str]) -> tuple[str, str]:
         why = row["rule_why"].get(rule)
         if rule in active and why and rule not in lifted and (
                 row["base_status"] != MISSING
-                or rule in (rules.GUEST_FSYNC, rules.TCG, rules.VM_DB_BUSY)):
+                or rule in (rules.GUEST_FSYNC, rules.TCG, rules.VM_DB_BUSY,
+                            rules.VM_DB_THREADS)):
             return NOT_TESTABLE, why
     return row["base_status"], row["base_why"]
 

@@ -11,8 +11,9 @@ A tool module holds:
   load(folder, tenant, workload) -> what it read, every file once
   columns(loaded, workload) -> {column: value} for METRICS, pure
   per_second(loaded) -> [(t, dt, operations)] or None when the tool reports no seconds
-  client_phase(loaded) -> (start, end) of its measured client's run on /proc/uptime of where it
-           ran (a VM's guest seconds are then the client's), or None
+  client_phase(loaded) -> its measured client's run on /proc/uptime of where it ran, with its
+           work's start (formats.guest.ClientPhase: a VM's guest seconds are then its
+           work's), or None
 """
 
 from __future__ import annotations
