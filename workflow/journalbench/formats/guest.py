@@ -15,9 +15,10 @@ records when it started on the host's CLOCK_MONOTONIC (`started_ns`), as it does
 zero, which places the report's seconds on the sampler's clock: the same measured window
 (journalbench.window) applies to both. Since 2026-11-29 each line also has the guest's
 /proc/uptime at its reading (`uptime`): a MariaDB tenant's counters bound its client's run on
-that clock (formats/mariadb.py), and its seconds are then those of the client's run (the
+that clock (formats/mariadb.py), and its seconds are then those of the client's threads (the
 snapshots of the server's counters before and after it, which start a mariadb client that
-keeps a TCG guest's vCPU busy for about a second, fall outside it).
+keeps a TCG guest's vCPU busy for about a second, and the client's own start-up fall outside:
+ClientPhase).
 """
 
 from __future__ import annotations

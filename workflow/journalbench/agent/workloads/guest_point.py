@@ -9,8 +9,9 @@ claims were not testable at that count.
 The sweep (`journalbench guest-point`, cli/guestpoint.py, as root) runs the vm arm's MariaDB
 alone at 1, 2, 4, 8, ... threads, each count an ordinary run of this agent (its run folder kept
 under <state_dir>/calibration/, never in a campaign's data), and records per count the guest's
-busy share and saturated seconds over its measured sysbench's run (tidy's guest columns: the
-snapshots of the server's counters around it left out), its vCPU time per transaction
+busy share and saturated seconds over its measured sysbench's threads (tidy's guest columns:
+the snapshots of the server's counters around it and its start-up left out), its vCPU time
+per transaction
 (busy share x 1000 / transactions/s: what a KVM guest could save at most) and transactions/s.
 No claim's condition is looked at. The record is cached per host, device profile and tables,
 and names the acceleration its guests had (a host that gains KVM measures again, --again; the
