@@ -129,3 +129,40 @@ def test_the_notebooks_runner_writes_the_ledgers_and_report_the_command_writes(
     err = capsys.readouterr().err
     assert "claims: --report:" in err and "writing the ledgers in the notebooks' kernel " \
         "failed: RuntimeError" in err, err
+
+
+BFQ = REPO / "data" / "raw" / "bfq"  # eight families, most of their checks without runs
+
+
+@pytest.mark.skipif(not BFQ.is_dir(), reason="no shipped bfq runs")
+def test_the_judges_shortcuts_give_the_tables_judging_in_full_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two shortcuts of the judge (verdicts.py): the row of a check without runs is made once
+    for the families alike in it (empty_key), and the rule changes do not judge again for a
+    precondition rule that gave no check a reason (inert). On the shipped campaign with the
+    most families both are taken, and judging without them gives the same tables."""
+    from journalbench.judge.claims import verdicts
+
+    runs, samples, experiments = views.load(tmp_path / "processed" / "bfq", BFQ)
+    taken = {"empty": 0, "inert": 0}
+    empty_key, inert = verdicts.empty_key, verdicts.inert
+
+    def counted_key(claim: str, check: object) -> tuple | None:
+        key = empty_key(claim, check)
+        taken["empty"] += key is not None
+        return key
+
+    def counted_inert(rule: str, rows: list[dict]) -> bool:
+        found = inert(rule, rows)
+        taken["inert"] += found
+        return found
+
+    monkeypatch.setattr(verdicts, "empty_key", counted_key)
+    monkeypatch.setattr(verdicts, "inert", counted_inert)
+    short = verdicts.ledger(runs, samples, experiments)
+    assert taken["empty"] > 500 and taken["inert"] > 8, taken
+    monkeypatch.setattr(verdicts, "empty_key", lambda claim, check: None)
+    monkeypatch.setattr(verdicts, "inert", lambda rule, rows: False)
+    full = verdicts.ledger(runs, samples, experiments)
+    for made, judged_in_full in zip(short, full, strict=True):
+        pd.testing.assert_frame_equal(made, judged_in_full)

@@ -35,6 +35,7 @@ testbed differed, is judged only to list what the symmetric rule changed.)
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
@@ -215,15 +216,54 @@ def pool_agreement(rows: list[dict]) -> None:
 
 def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str, str],
                regime: preconditions.Regime, measured: division.Division | None = None,
-               record: division.Record | None = None) -> list[dict]:
+               record: division.Record | None = None,
+               seen: dict[tuple, dict[str, Any]] | None = None) -> list[dict]:
     """A row per check of every claim; each check's testbed carries what the family's
-    weights were measured to divide and its controller's record (division.py)."""
+    weights were measured to divide and its controller's record (division.py). `seen`: the
+    rows of checks without runs made for earlier families (empty_key), made once."""
     rows = []
     for claim in CLAIMS:
         for check in registry.build(claim, runs, experiments):
             check.testbed.division, check.testbed.record = measured, record
-            rows.append(check_row(claim, check, starved, regime))
+            key = empty_key(claim, check) if seen is not None else None
+            if key is None:
+                rows.append(check_row(claim, check, starved, regime))
+                continue
+            if key not in seen:
+                seen[key] = check_row(claim, check, starved, regime)
+            rows.append(dict(seen[key]))
     return rows
+
+
+def empty_key(claim: str, check: Check) -> tuple | None:
+    """What the row of a check without runs depends on, or None for a check with any: no
+    values, no rows, none left out, no guests, no pool members (a claim's condition its
+    family ran none of: four checks in five of the shipped ledger). check_row reads of such a
+    check its fields, its testbed of no rows (their columns) and the division it was given
+    (the record and the flags name runs it has none of; its status is missing before the
+    regime is read), so checks alike in all of those have the same row in every family. Every
+    field of the Check is in the key, so one added later is too."""
+    if (len(check.rows) or check.a.size or check.b.size or check.levels.size or check.excluded
+            or check.guests or check.guests_client or check.members):
+        return None
+    fields: list[tuple[str, object]] = []
+    for field in dataclasses.fields(check):
+        value = getattr(check, field.name)
+        if isinstance(value, pd.DataFrame):
+            value = tuple(value.columns)
+        elif isinstance(value, np.ndarray):
+            value = value.size
+        elif isinstance(value, dict):
+            value = tuple(sorted(value.items()))
+        elif isinstance(value, float):
+            value = repr(value)  # NaN equals itself only by its text
+        fields.append((field.name, value))
+    division_ = check.testbed.division
+    try:
+        hash(division_)
+    except TypeError:  # pragma: no cover - a division holding a list: its own only
+        division_ = id(division_)
+    return claim, tuple(fields), division_, check.testbed.record is None
 
 
 def in_force(row: Mapping[str, Any], active: frozenset[str]) -> bool:
@@ -433,13 +473,15 @@ BEFORE_RESULTS = ("effect", "low", "high", "se", "df")
 
 def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.DataFrame,
                     regime: preconditions.Regime, measured: division.Division | None = None,
-                    record: division.Record | None = None
+                    record: division.Record | None = None,
+                    seen: dict[tuple, dict[str, Any]] | None = None
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(claims, checks) of one family under every rule in force: a row per claim with its
     verdict and why, and a row per check with its effect, intervals, p-values, detectable
-    effect and outcome; the claims' `changes` say what each dated rule changed."""
+    effect and outcome; the claims' `changes` say what each dated rule changed. `seen`: the
+    rows of checks without runs, shared by the families of one ledger (check_rows)."""
     flags = run_flags(starved)
-    rows = check_rows(runs, experiments, flags, regime, measured, record)
+    rows = check_rows(runs, experiments, flags, regime, measured, record, seen)
     pool_agreement(rows)
     claims, checks = judge(rows, flags, regime, ALL_RULES)
     claims["changes"] = rule_changes(rows, flags, regime, claims)
@@ -473,6 +515,8 @@ def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.
             continue
         if active == ALL_RULES:
             after = final
+        elif inert(rule, rows):  # judging anew would give the same tables
+            after = before
         elif rule in rules.QUALIFYING:  # the same outcomes, only their testbed anew
             after = before.copy()
             set_testbeds(after, by_claim(checks), active)
@@ -494,6 +538,19 @@ def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.
                     f"{rule}: {shown(old, previous)} -> {shown(new, active)}")
         before = after
     return ["; ".join(changes[claim]) for claim in final["claim"]]
+
+
+def inert(rule: str, rows: list[dict]) -> bool:
+    """Whether taking `rule` in can change nothing of a family's judgement: a precondition
+    rule that gave none of its checks a reason (one that relaxes another: that applied to
+    none, as it lifts the other's reason wherever it applies) and brings in or retires no
+    check. status() is then the same for every check, and nothing else reads such a rule."""
+    if rule not in PRECONDITION_RULES or any(rule in (row["since"], row["until"])
+                                             for row in rows):
+        return False
+    if rule in RELAXES:
+        return not any(rule in row["rule_why"] for row in rows)
+    return not any(row["rule_why"].get(rule) for row in rows)
 
 
 def shown(row: Any, active: frozenset[str]) -> str:
@@ -699,6 +756,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     runs = runs.copy()
     devices = runs if devices is None else devices
     claims, checks = [], []
+    seen: dict[tuple, dict[str, Any]] = {}  # the rows of checks without runs (check_rows)
     for key, family in runs.groupby(FAMILY, sort=True):
         labels = dict(zip(FAMILY, key, strict=True))
         mine = starved[starved["run_id"].isin(set(family["run_id"]))
@@ -713,7 +771,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
                                           & samples["run_id"].isin(set(family["run_id"]))])
                   if division.past_budget(str(labels["io_control"])) else None)
         claim_table, check_table = family_verdicts(family, experiments, mine, regime,
-                                                   measured, record)
+                                                   measured, record, seen)
         control = str(labels["io_control"])
         weights = (measured.describe() if measured is not None
                    else division.not_measured(control))
