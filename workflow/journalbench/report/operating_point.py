@@ -44,7 +44,7 @@ def sweeps(folders: Iterable[Path]) -> pd.DataFrame:
     measurement) as its latest method read it (a record read again from its kept runs keeps
     its measurement's time: runs before the reading keep the earlier one), a row per count;
     empty where none recorded one."""
-    latest: dict[tuple, tuple[dict, Any]] = {}
+    latest: dict[tuple, dict[str, Any]] = {}  # (host, profile, measured_at) -> its record
     for folder in folders:
         path = folder / runfolder.HOST
         if not path.is_file():
@@ -54,12 +54,13 @@ def sweeps(folders: Iterable[Path]) -> pd.DataFrame:
         if not record:
             continue
         key = (facts.get("host"), record.get("profile"), record.get("measured_at"))
-        if key not in latest or record.get("method", 0) > latest[key][0].get("method", 0):
-            latest[key] = (record, key)
-    rows = [{"host": key[0], "profile": key[1], "accel": record.get("accel"),
-             "measured_at": key[2], "method": record.get("method"),
+        if key not in latest or record.get("method", 0) > latest[key].get("method", 0):
+            latest[key] = record
+    rows = [{"host": host, "profile": profile, "accel": record.get("accel"),
+             "measured_at": measured_at, "method": record.get("method"),
              "chosen": record.get("threads"), **{c: step.get(c) for c in STEP}}
-            for record, key in latest.values() for step in record["sweep"]]
+            for (host, profile, measured_at), record in latest.items()
+            for step in record["sweep"]]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
