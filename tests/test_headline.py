@@ -241,3 +241,34 @@ def test_the_legend_names_each_campaigns_host_kernel_and_device_once() -> None:
     found = claim_model.build(on_one, everything)
     assert shown.short_legend(on_one, found.claims, found.main).startswith(
         "Testbeds: a, b: host `local`, Linux 6.18, device hdd; vN/x:")  # alike: named once
+
+
+def test_the_model_asks_each_campaign_once_and_takes_the_moves_it_is_given() -> None:
+    """claim_model.build asks `eligible` (plan.headline_claims, which hashes the campaign file
+    and the planning code) once per campaign, not per claim row; the headlines the latest rules
+    moved are the same whether found from its own closest() or given by the combined ledger
+    (report/ledgers.py), and a given list is the model's."""
+    tables = judged((family("a"), "reproduced", "", [("t", MEASURED, "")]),
+                    (family("b", version=2), "contradicted", "weights", [("t", MEASURED, "w")]))
+    for campaign, (claims, checks) in tables.items():  # before the latest rules: b was closer
+        tables[campaign] = (claims.assign(
+            verdict_before=claims["verdict"], testbed_before=claims["testbed"],
+            factors_before=claims["factors"]),
+            checks.assign(status_before=MISSING if campaign == "a" else MEASURED,
+                          outcome_before=checks["outcome"]))
+    asked: list[str] = []
+
+    def eligible(campaign: str) -> str:
+        asked.append(campaign)
+        return "all"
+
+    model = claim_model.build(tables, eligible)
+    assert sorted(asked) == ["a", "b"]
+    claims, checks = claim_model.combined(tables)
+    found = headline.moves(claims, checks, everything)
+    assert [claim for claim, _, _ in found] == ["C4"]  # a headline did move: b -> a
+    assert model.moved == found
+    assert headline.moves(claims, checks, everything,
+                          now=headline.closest(claims, checks, everything)) == found
+    given = [("C4", "before", "now")]
+    assert claim_model.build(tables, everything, moved=given).moved is given

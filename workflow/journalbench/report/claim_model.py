@@ -17,6 +17,7 @@ setting, I/O control); its anchor is the same on the claim's page and the campai
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -352,13 +353,19 @@ class Model:
 
 def build(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
           seconds: Mapping[tuple[str, str], float] | None = None,
-          without_ids: Callable[[str], str] = str) -> Model:
+          without_ids: Callable[[str], str] = str,
+          moved: list[tuple[str, str, str]] | None = None) -> Model:
     """Every claim's model from every campaign's judged tables; `eligible` says which claims a
     campaign offers for a headline (plan.headline_claims), `outputs` are the notebooks'
     figures and tables, `seconds` each run's window ((campaign, run id) -> s), and
-    `without_ids` strips the run ids from a ledger's why (a page names no run)."""
+    `without_ids` strips the run ids from a ledger's why (a page names no run). `moved`: the
+    headlines the latest rules moved (judge/claims/headline.moves) of the same tables, where
+    the caller found them already (the combined ledger, written first)."""
     seconds = seconds or {}
     outputs = list(outputs)
+    # asked for each campaign once (it hashes the campaign file and the planning code), not
+    # for each claim of it
+    eligible = functools.cache(eligible)
     claims, checks = combined(judged)
     chosen = closest_testbed.closest(claims, checks, eligible, seconds)
     by_family: dict[tuple, list[dict]] = {}
@@ -405,7 +412,9 @@ def build(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
             columns={name: beds[name].symbol if name in beds and beds[name].verdict != NOT_RUN
                      else NO_RUNS for name in main},
             outputs=tuple(o for o in outputs if claim in o.claims and o.name not in shown)))
-    return Model(found, main, labels, closest_testbed.moves(claims, checks, eligible, seconds))
+    if moved is None:
+        moved = closest_testbed.moves(claims, checks, eligible, seconds, now=chosen)
+    return Model(found, main, labels, moved)
 
 
 def division_text(record: Mapping[str, Any], column: str = "division") -> str:

@@ -161,12 +161,15 @@ def changes_blocks(claims: pd.DataFrame,
         if several:
             net.insert(0, "family", [family_name(r) for _, r in changed.iterrows()])
         blocks.append(("table", net))
+    # each changed verdict's parts (rule: old -> new) split once, not once per rule
+    split = [(("" if not several else f"{family_name(row)}: ") + f"{row['claim']}: ",
+              [(name, said) for name, sep, said in (part.partition(": ")
+                                                    for part in row["changes"].split("; "))
+               if sep])
+             for row in changed.to_dict("records")]
     for rule in RULES:
-        mine = [("" if not several else f"{family_name(row)}: ") + f"{row['claim']}: "
-                + "; ".join(part.split(": ", 1)[1] for part in row["changes"].split("; ")
-                            if part.startswith(f"{rule.name}: "))
-                for _, row in changed.iterrows()
-                if any(part.startswith(f"{rule.name}: ") for part in row["changes"].split("; "))]
+        mine = [lead + "; ".join(said for name, said in parts if name == rule.name)
+                for lead, parts in split if any(name == rule.name for name, _ in parts)]
         blocks += [("h3", f"{rule.date}: {rule.name}"),
                    ("p", f"**Rule:** {rule.what} **Why:** {rule.why}"),
                    ("ul", mine) if mine else ("p", "It changed no verdict.")]

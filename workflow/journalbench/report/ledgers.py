@@ -36,18 +36,19 @@ def write(results: list[Judged], out: Path, report: str | None = None) -> int:
     for campaign, (claims, checks, starved, evidence), _ in results:
         document.write(out / campaign / "claims", f"Claims ledger: campaign {campaign}",
                        claims, checks, starved, "../../figures", evidence, left=left)
+    moved = None
     if results:
         parts = list(zip(*(tables for _, tables, _ in results), strict=True))
         found = [p for p in parts[3] if not p.empty]
         combined = [*(pd.concat(p, ignore_index=True) for p in parts[:3]),
                     pd.concat(found, ignore_index=True) if found else parts[3][0]]
         names = ", ".join(campaign for campaign, _, _ in results)
+        moved = headline_moves(combined[0], combined[1], folders)
         written = document.write(out / "claims", f"Claims ledger: campaigns {names}",
-                                 *combined[:3], "../figures", combined[3],
-                                 headline_moves(combined[0], combined[1], folders), left)
+                                 *combined[:3], "../figures", combined[3], moved, left)
         print(f"claims: {len(combined[0])} verdicts -> {written[0]}")
     if report:
-        return write_report(out, report, results)
+        return write_report(out, report, results, moved)
     return 0
 
 
@@ -62,14 +63,17 @@ def headline_moves(claims: pd.DataFrame, checks: pd.DataFrame,
     return moves(claims, checks, headline_claims, run_seconds(processed))
 
 
-def write_report(out: Path, campaign: str, results: list[Judged]) -> int:
-    """The results at a glance and the HTML report, from the tables judged above."""
+def write_report(out: Path, campaign: str, results: list[Judged],
+                 moved: list[tuple[str, str, str]] | None = None) -> int:
+    """The results at a glance and the HTML report, from the tables judged above; `moved`:
+    the headlines the latest rules moved, as the combined ledger found them from the same
+    tables (None: found again)."""
     started = time.monotonic()  # with the report's imports (Jinja2): all it adds
     from journalbench.report import site
 
     try:
         pages = site.build(out, campaign, {name: tables for name, tables, _ in results},
-                           [folder for _, _, folder in results])
+                           [folder for _, _, folder in results], moved)
     except ValueError as error:
         print(f"claims: --report: {error}", file=sys.stderr)
         return 1

@@ -166,7 +166,8 @@ class Site:
     def __init__(self, root: Path, campaign: str, judged: Mapping[str, Judged],
                  skipped: pd.DataFrame, captions: dict[str, str] | None = None,
                  seconds: Mapping[tuple[str, str], float] | None = None,
-                 noted: pd.DataFrame | None = None, runs: str = "") -> None:
+                 noted: pd.DataFrame | None = None, runs: str = "",
+                 moved: list[tuple[str, str, str]] | None = None) -> None:
         if campaign not in judged:
             raise ValueError(f"campaign {campaign}: not judged (no claims.parquet in "
                              f"data/processed/{campaign})")
@@ -179,7 +180,7 @@ class Site:
         self.others = [name for name in judged if name != campaign]
         self.studies = written.studies(self.outputs)
         self.model = claim_model.build(judged, headline_claims, self.outputs, seconds,
-                                       without_run_ids)
+                                       without_run_ids, moved)
         self.env = environment()
 
     def common(self, base: str) -> dict[str, Any]:
@@ -288,11 +289,15 @@ class Site:
 
 
 def build(results: Path, campaign: str, judged: Mapping[str, Judged],
-          processed: Iterable[Path]) -> list[Path]:
+          processed: Iterable[Path],
+          moved: list[tuple[str, str, str]] | None = None) -> list[Path]:
     """results/summary.md and results/report/ of the configured `campaign`; the figures and
-    tables are those its notebooks wrote under results/'s parent (figures/, results/)."""
+    tables are those its notebooks wrote under results/'s parent (figures/, results/).
+    `moved`: the headlines the latest rules moved, where the caller found them (the combined
+    ledger's, of the same tables)."""
     processed = list(processed)
     site = Site(results.parent, campaign, judged, left_out.skipped_folders(processed),
-                seconds=headline.run_seconds(processed), noted=left_out.noted_runs(processed))
+                seconds=headline.run_seconds(processed), noted=left_out.noted_runs(processed),
+                moved=moved)
     site.runs = headline.run_counts(site.model, processed)
     return site.write(results)

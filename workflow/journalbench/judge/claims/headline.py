@@ -194,13 +194,17 @@ def headline_text(chosen: Candidate | None) -> str:
 
 
 def moves(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
-          seconds: Seconds | None = None) -> list[tuple[str, str, str]]:
+          seconds: Seconds | None = None,
+          now: Mapping[str, tuple[Candidate | None, list[Candidate]]] | None = None
+          ) -> list[tuple[str, str, str]]:
     """(claim, headline before the latest rules, headline now) of every claim whose headline
     testbed, verdict or factors those rules moved; none where the tables lack the `*_before`
-    columns (judged before they existed)."""
+    columns (judged before they existed). `now`: closest() of the same tables, where the
+    caller made it already."""
     if "verdict_before" not in claims or "status_before" not in checks:
         return []
-    now = closest(claims, checks, eligible, seconds)
+    if now is None:
+        now = closest(claims, checks, eligible, seconds)
     then = closest(*as_before(claims, checks), eligible, seconds, BEFORE)
     found = []
     for claim, (chosen, _) in now.items():
