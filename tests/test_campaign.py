@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from journalbench import runfolder, window
@@ -13,6 +14,7 @@ from journalbench.control import progress
 from journalbench.control.dispatch import land
 from journalbench.control.hosts import load_hosts
 from journalbench.errors import AgentError, ConfigError, DamagedRunFolders
+from journalbench.judge.claims import headline
 from journalbench.plan import campaign
 from journalbench.plan import plan as plans
 from journalbench.plan.campaign import PlannedRun
@@ -487,6 +489,43 @@ def test_an_experiment_runs_on_the_testbeds_it_lists(tmp_path, repo):
 ])
 def test_bad_testbeds_are_refused_naming_file_and_field(tmp_path, change, message):
     text = BASE.replace("experiments:", NAMED_TESTBEDS).replace(*change)
+    with pytest.raises(ConfigError, match=message):
+        plans.build(write(tmp_path, text))
+
+
+BFQ_NAMES = ("bfq_names:\n  - {name: bfq-time, bfq: {low_latency: 0, max_budget: 1000000}}\n"
+             "experiments:")
+
+
+def test_a_named_bfq_setting_labels_its_testbed_and_keeps_the_run_ids(tmp_path, repo):
+    """`bfq_names` names a BFQ setting the experiments set themselves (mysql-point's time
+    setting): its family is labelled v1/bfq-time beside v1/bfq, and no run id changes."""
+    timed = BASE.replace("    vary:", "    bfq: {low_latency: 0, max_budget: 1000000}\n"
+                                        "    vary:")
+    before = [r["run_id"] for r in plans.build(write(tmp_path, timed)).runs]
+    path = write(tmp_path, timed.replace("experiments:", BFQ_NAMES))
+    assert [r["run_id"] for r in plans.build(path).runs] == before
+    family = {"campaign": path, "cgroup_version": 1, "io_control": "bfq",
+              "device_profile": "hdd", "host": "local"}
+    claims = pd.DataFrame([
+        {**family, "bfq": "strict_guarantees=1 low_latency=0 max_budget=1000000"},
+        {**family, "bfq": "strict_guarantees=1 low_latency=1"}])
+    assert [headline.label(row, claims) for row in claims.to_dict("records")] == [
+        f"{path} v1/bfq-time", f"{path} v1/bfq"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # a name for a setting no experiment sets
+    (BASE.replace("experiments:", BFQ_NAMES),
+     r"c.yaml: field bfq_names: bfq-time: no experiment sets low_latency=0, max_budget=1000000"),
+    # beside testbeds, which name their own
+    (BASE.replace("experiments:", NAMED_TESTBEDS.replace("experiments:", BFQ_NAMES)),
+     r"c.yaml: field bfq_names: not with `testbeds`"),
+    # a name that does not say it is BFQ's
+    (BASE.replace("experiments:", BFQ_NAMES.replace("bfq-time", "time")),
+     r"c.yaml: field bfq_names.0.name"),
+])
+def test_bad_bfq_names_are_refused_naming_file_and_field(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message):
         plans.build(write(tmp_path, text))
 

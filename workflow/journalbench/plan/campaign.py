@@ -47,20 +47,39 @@ def load_campaign(name_or_path: str) -> dict[str, Any]:
     path = campaign_path(name_or_path)
     from journalbench.plan.schemas import load_validated  # jsonschema: for planning only
 
-    return with_testbeds(load_validated(path, "campaign"), str(path))
+    campaign = load_validated(path, "campaign")
+    check_bfq_names(campaign, str(path))
+    return with_testbeds(campaign, str(path))
 
 
 @cache
 def named_testbeds(name_or_path: str) -> tuple[dict[str, Any], ...]:
-    """The campaign file's testbeds that have a `name` (`name: bfq-time`), as written; none for
-    a campaign known only by its run folders."""
+    """The campaign file's testbeds that have a `name` (`name: bfq-time`), as written, and its
+    `bfq_names` as BFQ testbeds of any cgroup version; none for a campaign known only by its
+    run folders."""
     path = campaign_path(name_or_path)
     if not path.is_file():
         return ()
     import yaml
 
-    return tuple(t for t in (yaml.safe_load(path.read_text()) or {}).get("testbeds") or []
-                 if isinstance(t, dict) and "name" in t)
+    document = yaml.safe_load(path.read_text()) or {}
+    named = [t for t in document.get("testbeds") or [] if isinstance(t, dict) and "name" in t]
+    named += [{"io_control": "bfq", **t} for t in document.get("bfq_names") or []
+              if isinstance(t, dict) and "name" in t]
+    return tuple(named)
+
+
+def check_bfq_names(campaign: dict[str, Any], source: str) -> None:
+    """`bfq_names` name settings the experiments set themselves: not with `testbeds` (which
+    name their own), and each name's tunables set, all of them, by some experiment."""
+    names = campaign.get("bfq_names") or []
+    if names and campaign.get("testbeds"):
+        raise ConfigError(f"{source}: field bfq_names: not with `testbeds`, which name their own")
+    for named in names:
+        if not any(all(str({**campaign.get("bfq", {}), **e.get("bfq", {})}.get(k)) == str(v)
+                       for k, v in named["bfq"].items()) for e in campaign["experiments"]):
+            raise ConfigError(f"{source}: field bfq_names: {named['name']}: no experiment sets "
+                              f"{', '.join(f'{k}={v}' for k, v in named['bfq'].items())}")
 
 
 # what a testbed sets for every experiment run on it (its `bfq` is merged under an

@@ -102,11 +102,12 @@ def label(family: Mapping[str, Any], claims: pd.DataFrame) -> str:
 
 
 def testbed_name(family: Mapping[str, Any], named: list[dict[str, Any]]) -> str | None:
-    """The name of the campaign file's testbed whose cgroup version and BFQ tunables the
-    family's runs read back (None: the campaign's unnamed BFQ testbed)."""
+    """The name of the campaign file's testbed whose cgroup version (if it names one) and BFQ
+    tunables the family's runs read back (None: the campaign's unnamed BFQ testbed)."""
     read_back = tunables(str(family["bfq"]))
     for testbed in named:
-        if (str(testbed.get("cgroup_version")) == str(family.get("cgroup_version"))
+        if (str(testbed.get("cgroup_version", family.get("cgroup_version")))
+                == str(family.get("cgroup_version"))
                 and all(read_back.get(k) == str(v) for k, v in testbed.get("bfq", {}).items())):
             return str(testbed["name"])
     return None
