@@ -53,21 +53,25 @@ def test_every_shipped_runs_family_is_what_it_was() -> None:
     """Read from every shipped run's host.json: no procedure other than the default (thesis-
     nested's iocost runs record the knee, thesis-v2's none) but weights-nested's, whose
     validation ran the interleaved procedure beside the knee; no max_budget but BFQ's
-    auto-tuning outside weights-nested, so the new family column is "" where no campaign set
-    one and the BFQ labels are the three tunables' (and max_budget where it was set)."""
+    auto-tuning outside weights-nested and mysql-point (their BFQ charged by time), so the new
+    family column is "" where no campaign set one and the BFQ labels are the three tunables'
+    (and max_budget where it was set)."""
     found = sorted((REPO / "data" / "raw").glob("*/*/*/host.json"))
     assert len(found) > 2000
-    labels, procedures, named = set(), set(), set()
+    labels, timed, procedures, named = set(), set(), set(), set()
     for path in found:
         host = json.loads(path.read_text())
         later = path.parts[-4] == "weights-nested"
         (named if later else procedures).add(rows.iocost_qos(host, path))
         if not later:
-            labels.add(rows.bfq_label(host, path))
+            (timed if path.parts[-4] == "mysql-point" else labels).add(
+                rows.bfq_label(host, path))
     assert procedures == {""}
     assert named == {"", vocabulary.IOCOST_INTERLEAVED}
     assert {tuple(word.split("=")[0] for word in label.split()) for label in labels} == {
         (), rows.BFQ_LABELLED}
+    assert {tuple(word.split("=")[0] for word in label.split()) for label in timed} == {
+        rows.BFQ_LABELLED, (*rows.BFQ_LABELLED, "max_budget")}
     assert FAMILY[:6] == ["campaign", "host", "device_profile", "cgroup_version", "bfq",
                           "io_control"] and FAMILY[6:] == ["iocost_qos"]
 
