@@ -137,15 +137,17 @@ BFQ = REPO / "data" / "raw" / "bfq"  # eight families, most of their checks with
 @pytest.mark.skipif(not BFQ.is_dir(), reason="no shipped bfq runs")
 def test_the_judges_shortcuts_give_the_tables_judging_in_full_gives(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two shortcuts of the judge (verdicts.py): the row of a check without runs is made once
-    for the families alike in it (empty_key), and the rule changes do not judge again for a
-    precondition rule that gave no check a reason (inert). On the shipped campaign with the
-    most families both are taken, and judging without them gives the same tables."""
-    from journalbench.judge.claims import verdicts
+    """Three shortcuts of the judge (verdicts.py): the row of a check without runs is made once
+    for the families alike in it (empty_key), the checks of a claim no experiment names are
+    built once for the families alike in what they read (unnamed_key), and the rule changes
+    do not judge again for a precondition rule that gave no check a reason (inert). On the
+    shipped campaign with the most families all are taken, and judging without them gives the
+    same tables."""
+    from journalbench.judge.claims import registry, verdicts
 
     runs, samples, experiments = views.load(tmp_path / "processed" / "bfq", BFQ)
-    taken = {"empty": 0, "inert": 0}
-    empty_key, inert = verdicts.empty_key, verdicts.inert
+    taken = {"empty": 0, "inert": 0, "built": 0}
+    empty_key, inert, build = verdicts.empty_key, verdicts.inert, registry.build
 
     def counted_key(claim: str, check: object) -> tuple | None:
         key = empty_key(claim, check)
@@ -157,12 +159,20 @@ def test_the_judges_shortcuts_give_the_tables_judging_in_full_gives(
         taken["inert"] += found
         return found
 
+    def counted_build(claim: str, *tables: pd.DataFrame) -> list:
+        taken["built"] += 1
+        return build(claim, *tables)
+
     monkeypatch.setattr(verdicts, "empty_key", counted_key)
     monkeypatch.setattr(verdicts, "inert", counted_inert)
+    monkeypatch.setattr(registry, "build", counted_build)
     short = verdicts.ledger(runs, samples, experiments)
-    assert taken["empty"] > 500 and taken["inert"] > 8, taken
+    # 8 families x 24 claims, 19 of them named by no experiment: built for the first only
+    assert taken["built"] == 8 * 5 + 19, taken
+    assert taken["empty"] > 100 and taken["inert"] > 8, taken
     monkeypatch.setattr(verdicts, "empty_key", lambda claim, check: None)
     monkeypatch.setattr(verdicts, "inert", lambda rule, rows: False)
     full = verdicts.ledger(runs, samples, experiments)
+    assert taken["built"] == 8 * 5 + 19 + 8 * 24, taken
     for made, judged_in_full in zip(short, full, strict=True):
         pd.testing.assert_frame_equal(made, judged_in_full)

@@ -82,7 +82,7 @@ def judge(processed: list[Path], reuse: bool = False, validation: list[Path] | N
     given, gets how long each campaign's ledger took."""
     from journalbench.judge.claims.contrasts import measured
     from journalbench.judge.claims.division import divisions
-    from journalbench.judge.claims.verdicts import ledger, with_family
+    from journalbench.judge.claims.verdicts import Unrun, ledger, with_family
     from journalbench.plan.plan import validates
 
     processed = [Path(folder) for folder in processed]
@@ -110,11 +110,12 @@ def judge(processed: list[Path], reuse: bool = False, validation: list[Path] | N
         {str(t[0]["campaign"].iloc[0]): validates(str(t[0]["campaign"].iloc[0]))
          for t in every})
     results = []
+    seen = Unrun()  # the checks without runs are alike in every campaign (verdicts.Unrun)
     for folder, (runs, samples, experiments) in loaded:
         tables = judged_before[folder]
         if tables is None:
             started = time.monotonic()
-            tables = ledger(runs, samples, experiments, devices, measured_by)
+            tables = ledger(runs, samples, experiments, devices, measured_by, seen)
             if seconds is not None:
                 seconds[str(runs["campaign"].iloc[0])] = time.monotonic() - started
         results.append((str(runs["campaign"].iloc[0]), tables[:3], folder))

@@ -72,6 +72,7 @@ from journalbench.judge.claims.checks import (
     off_log_scale,
 )
 from journalbench.judge.starved import starvation
+from journalbench.plan.experiments import CLAIM_SEPARATOR
 from journalbench.vocabulary import DEFAULT_IO_CONTROL
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE = "reproduced", "contradicted", "inconclusive"
@@ -214,25 +215,66 @@ def pool_agreement(rows: list[dict]) -> None:
             row["base_status"], row["base_why"] = NOT_TESTABLE, why
 
 
+@dataclasses.dataclass
+class Unrun:
+    """What judging makes once for the checks without runs, shared by the families of every
+    campaign judged together: `rows`, each such check's row by its empty_key; `unnamed`, per
+    claim no experiment of a family names (its builders then select no row: every builder
+    picks its runs through selection.runs_for with its claim) and per what the checks' rows
+    can depend on (unnamed_key), the empty_keys of the checks its builders made."""
+
+    rows: dict[tuple, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    unnamed: dict[tuple, list[tuple]] = dataclasses.field(default_factory=dict)
+
+
 def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str, str],
                regime: preconditions.Regime, measured: division.Division | None = None,
                record: division.Record | None = None,
-               seen: dict[tuple, dict[str, Any]] | None = None) -> list[dict]:
+               seen: Unrun | None = None) -> list[dict]:
     """A row per check of every claim; each check's testbed carries what the family's
     weights were measured to divide and its controller's record (division.py). `seen`: the
-    rows of checks without runs made for earlier families (empty_key), made once."""
+    rows of checks without runs made for earlier families (empty_key), made once, and the
+    checks of the claims no experiment names, built once (Unrun)."""
     rows = []
+    named = ({c for claims in experiments["claims"] for c in str(claims).split(CLAIM_SEPARATOR)}
+             if seen is not None else set(CLAIMS))
     for claim in CLAIMS:
+        unnamed = unnamed_key(claim, runs, measured, record) if claim not in named else None
+        if unnamed is not None and unnamed in seen.unnamed:
+            rows += [dict(seen.rows[key]) for key in seen.unnamed[unnamed]]
+            continue
+        keys = []
         for check in registry.build(claim, runs, experiments):
             check.testbed.division, check.testbed.record = measured, record
             key = empty_key(claim, check) if seen is not None else None
+            keys.append(key)
             if key is None:
                 rows.append(check_row(claim, check, starved, regime))
                 continue
-            if key not in seen:
-                seen[key] = check_row(claim, check, starved, regime)
-            rows.append(dict(seen[key]))
+            if key not in seen.rows:
+                seen.rows[key] = check_row(claim, check, starved, regime)
+            rows.append(dict(seen.rows[key]))
+        if unnamed is not None and None not in keys:
+            seen.unnamed[unnamed] = keys
     return rows
+
+
+def unnamed_key(claim: str, runs: pd.DataFrame, measured: division.Division | None,
+                record: division.Record | None) -> tuple:
+    """What the checks of a claim no experiment names depend on: its builders select no row
+    of `runs`, so their checks are made of empty selections of its columns (their names and
+    types), and their rows read the division and whether a record was given (empty_key)."""
+    return (claim, tuple(runs.columns), tuple(str(kind) for kind in runs.dtypes),
+            division_key(measured), record is None)
+
+
+def division_key(measured: division.Division | None) -> object:
+    """A division as a key: itself, or its identity if it cannot be hashed."""
+    try:
+        hash(measured)
+    except TypeError:  # pragma: no cover - a division holding a list: its own only
+        return id(measured)
+    return measured
 
 
 def empty_key(claim: str, check: Check) -> tuple | None:
@@ -258,12 +300,8 @@ def empty_key(claim: str, check: Check) -> tuple | None:
         elif isinstance(value, float):
             value = repr(value)  # NaN equals itself only by its text
         fields.append((field.name, value))
-    division_ = check.testbed.division
-    try:
-        hash(division_)
-    except TypeError:  # pragma: no cover - a division holding a list: its own only
-        division_ = id(division_)
-    return claim, tuple(fields), division_, check.testbed.record is None
+    return (claim, tuple(fields), division_key(check.testbed.division),
+            check.testbed.record is None)
 
 
 def in_force(row: Mapping[str, Any], active: frozenset[str]) -> bool:
@@ -474,12 +512,12 @@ BEFORE_RESULTS = ("effect", "low", "high", "se", "df")
 def family_verdicts(runs: pd.DataFrame, experiments: pd.DataFrame, starved: pd.DataFrame,
                     regime: preconditions.Regime, measured: division.Division | None = None,
                     record: division.Record | None = None,
-                    seen: dict[tuple, dict[str, Any]] | None = None
+                    seen: Unrun | None = None
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(claims, checks) of one family under every rule in force: a row per claim with its
     verdict and why, and a row per check with its effect, intervals, p-values, detectable
     effect and outcome; the claims' `changes` say what each dated rule changed. `seen`: the
-    rows of checks without runs, shared by the families of one ledger (check_rows)."""
+    checks without runs, shared by the families judged together (check_rows, Unrun)."""
     flags = run_flags(starved)
     rows = check_rows(runs, experiments, flags, regime, measured, record, seen)
     pool_agreement(rows)
@@ -740,12 +778,13 @@ def with_family(runs: pd.DataFrame) -> pd.DataFrame:
 
 def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
            devices: pd.DataFrame | None = None,
-           divisions: Mapping[tuple, division.Division] | None = None
-           ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+           divisions: Mapping[tuple, division.Division] | None = None,
+           seen: Unrun | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(claims, checks, starved) of every family in the runs, with the family's columns.
     `devices`: runs (of any campaign) that may show each device's journal regime; the runs
     themselves by default. `divisions`: what each family's weights were measured to divide
-    (division.divisions, over every campaign's validation pairs); the runs' own by default."""
+    (division.divisions, over every campaign's validation pairs); the runs' own by default.
+    `seen`: what judging other campaigns made of the checks without runs (Unrun)."""
     starved = starvation(runs, samples)
     runs = with_family(runs)
     if divisions is None:
@@ -756,7 +795,7 @@ def ledger(runs: pd.DataFrame, samples: pd.DataFrame, experiments: pd.DataFrame,
     runs = runs.copy()
     devices = runs if devices is None else devices
     claims, checks = [], []
-    seen: dict[tuple, dict[str, Any]] = {}  # the rows of checks without runs (check_rows)
+    seen = Unrun() if seen is None else seen  # the checks without runs (check_rows)
     for key, family in runs.groupby(FAMILY, sort=True):
         labels = dict(zip(FAMILY, key, strict=True))
         mine = starved[starved["run_id"].isin(set(family["run_id"]))
