@@ -176,3 +176,28 @@ def test_the_judges_shortcuts_give_the_tables_judging_in_full_gives(
     assert taken["built"] == 8 * 5 + 19 + 8 * 24, taken
     for made, judged_in_full in zip(short, full, strict=True):
         pd.testing.assert_frame_equal(made, judged_in_full)
+
+
+MYSQL_POINT = REPO / "data" / "raw" / "mysql-point"  # every arm, MariaDB and fio tenants
+
+
+@pytest.mark.skipif(not MYSQL_POINT.is_dir(), reason="no shipped mysql-point runs")
+def test_a_claim_no_experiment_names_has_only_checks_without_runs(tmp_path: Path) -> None:
+    """What the unnamed shortcut rests on (verdicts.unnamed_key): every builder picks its runs
+    through its claim's experiments, so with the same runs and an experiments table naming no
+    claim, every claim's checks are without runs (fails for a builder that reads rows of
+    other experiments), while with the campaign's own experiments its claims have some."""
+    from journalbench.judge.claims import dbruns, registry, verdicts
+    from journalbench.judge.claims.catalog import CLAIMS
+
+    runs, samples, experiments = views.load(tmp_path / "processed", MYSQL_POINT)
+    runs = dbruns.with_swing(verdicts.with_family(runs), samples)  # as the ledger's
+    none = experiments.assign(claims="")
+    for claim in CLAIMS:
+        assert all(verdicts.empty_key(claim, check) is not None
+                   for check in registry.build(claim, runs, none)), claim
+    measured = [claim for claim in CLAIMS
+                if any(verdicts.empty_key(claim, check) is None
+                       for check in registry.build(claim, runs, experiments))]
+    assert measured == ["C5", "C6", "C7", "C11", "C12", "C13", "C14", "C16", "C19", "C20"]
+
