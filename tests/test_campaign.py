@@ -512,6 +512,12 @@ def test_a_named_bfq_setting_labels_its_testbed_and_keeps_the_run_ids(tmp_path, 
         {**family, "bfq": "strict_guarantees=1 low_latency=1"}])
     assert [headline.label(row, claims) for row in claims.to_dict("records")] == [
         f"{path} v1/bfq-time", f"{path} v1/bfq"]
+    # a setting one condition of a varied experiment sets is named too
+    varied = BASE.replace("experiments:", BFQ_NAMES).replace(
+        "    vary: {n: [no-fsync, high-fsync]}",
+        "    bfq: {low_latency: '{ll}', max_budget: 1000000}\n"
+        "    vary: {n: [no-fsync, high-fsync], ll: [0, 1]}")
+    assert len(plans.build(write(tmp_path, varied)).runs) == 2 * 2 * 2 * 2
 
 
 @pytest.mark.parametrize(("text", "message"), [

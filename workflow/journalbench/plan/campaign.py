@@ -71,13 +71,15 @@ def named_testbeds(name_or_path: str) -> tuple[dict[str, Any], ...]:
 
 def check_bfq_names(campaign: dict[str, Any], source: str) -> None:
     """`bfq_names` name settings the experiments set themselves: not with `testbeds` (which
-    name their own), and each name's tunables set, all of them, by some experiment."""
+    name their own), and each name's tunables set, all of them, by some run (run_bfq)."""
     names = campaign.get("bfq_names") or []
     if names and campaign.get("testbeds"):
         raise ConfigError(f"{source}: field bfq_names: not with `testbeds`, which name their own")
+    settings = [run_bfq(campaign, experiment, values) for experiment in campaign["experiments"]
+                for values in conditions(experiment)]
     for named in names:
-        if not any(all(str({**campaign.get("bfq", {}), **e.get("bfq", {})}.get(k)) == str(v)
-                       for k, v in named["bfq"].items()) for e in campaign["experiments"]):
+        if not any(all(str(setting.get(k)) == str(v) for k, v in named["bfq"].items())
+                   for setting in settings):
             raise ConfigError(f"{source}: field bfq_names: {named['name']}: no experiment sets "
                               f"{', '.join(f'{k}={v}' for k, v in named['bfq'].items())}")
 
