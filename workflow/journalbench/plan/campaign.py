@@ -73,7 +73,9 @@ def check_bfq_names(campaign: dict[str, Any], source: str) -> None:
     """`bfq_names` name settings the experiments set themselves: not with `testbeds` (which
     name their own), and each name's tunables set, all of them, by some run (run_bfq)."""
     names = campaign.get("bfq_names") or []
-    if names and campaign.get("testbeds"):
+    if not names:  # most campaigns: no run's tunables to read
+        return
+    if campaign.get("testbeds"):
         raise ConfigError(f"{source}: field bfq_names: not with `testbeds`, which name their own")
     settings = [run_bfq(campaign, experiment, values) for experiment in campaign["experiments"]
                 for values in conditions(experiment)]

@@ -238,8 +238,9 @@ def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str,
     rows = []
     named = ({c for claims in experiments["claims"] for c in str(claims).split(CLAIM_SEPARATOR)}
              if seen is not None else set(CLAIMS))
+    shape = table_shape(runs) if set(CLAIMS) - named else None
     for claim in CLAIMS:
-        unnamed = unnamed_key(claim, runs, measured, record) if claim not in named else None
+        unnamed = unnamed_key(claim, shape, measured, record) if claim not in named else None
         if unnamed is not None and unnamed in seen.unnamed:
             rows += [dict(seen.rows[key]) for key in seen.unnamed[unnamed]]
             continue
@@ -259,13 +260,18 @@ def check_rows(runs: pd.DataFrame, experiments: pd.DataFrame, starved: dict[str,
     return rows
 
 
-def unnamed_key(claim: str, runs: pd.DataFrame, measured: division.Division | None,
+def table_shape(runs: pd.DataFrame) -> tuple:
+    """A runs table's columns, their names and types: all an empty selection of it holds."""
+    return tuple(runs.columns), tuple(str(kind) for kind in runs.dtypes)
+
+
+def unnamed_key(claim: str, shape: tuple | None, measured: division.Division | None,
                 record: division.Record | None) -> tuple:
     """What the checks of a claim no experiment names depend on: its builders select no row
-    of `runs`, so their checks are made of empty selections of its columns (their names and
-    types), and their rows read the division and whether a record was given (empty_key)."""
-    return (claim, tuple(runs.columns), tuple(str(kind) for kind in runs.dtypes),
-            division_key(measured), record is None)
+    of the family's runs, so their checks are made of empty selections of its columns (their
+    table_shape), and their rows read the division and whether a record was given
+    (empty_key)."""
+    return claim, shape, division_key(measured), record is None
 
 
 def division_key(measured: division.Division | None) -> object:
