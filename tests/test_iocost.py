@@ -5,6 +5,8 @@ runs on the nested host (tests/test_nested.py)."""
 
 from __future__ import annotations
 
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -252,7 +254,6 @@ def test_the_interleaved_model_is_measured_on_a_real_device(tmp_path: Path) -> N
     """On a loop device (direct I/O) with real fio: every coefficient's two streams both did
     I/O at once, the model is their sum, and the queue's elevator and merges are back as they
     were afterwards."""
-    import subprocess
 
     from journalbench.agent.disk import Device
 
@@ -293,3 +294,30 @@ the run's bounds with targets every request misses; no
     settling = vrate.settling_qos(interleaved.QOS)
     assert (settling["min"], settling["max"]) == (100, 100) and settling["rpct"] == 99
     assert settling["rlat"] == settling["wlat"] == vrate.SETTLE_LAT_US
+
+
+def test_the_settling_reader_ends_when_its_process_is_killed(tmp_path: Path) -> None:
+    """vrate.settle kills the reader once the vrate is up: the reader is real fio, and its
+    reading ends with its process (a forked fio job sits in a session of its own and read on
+    to its runtime's end, 155 s, while the run waited for it)."""
+    from journalbench.agent.iocontrol import vrate
+    target = tmp_path / "device.img"
+    target.write_bytes(b"\0" * (8 << 20))
+    procs = tmp_path / "cgroup.procs"
+    device = type("D", (), {"path": str(target)})()
+    proc = subprocess.Popen(vrate.reader(device, procs), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)
+        assert proc.poll() is None, proc.communicate()[1]  # reading
+        assert procs.read_text().strip() == str(proc.pid)  # the process the group holds
+        proc.kill()
+        started = time.monotonic()
+        proc.communicate(timeout=30)
+        assert time.monotonic() - started < 5
+        left = subprocess.run(["pgrep", "-f", str(target)], capture_output=True, text=True)
+        assert left.stdout == "", f"the reader outlived its process: {left.stdout}"
+    finally:
+        subprocess.run(["pkill", "-KILL", "-f", str(target)], capture_output=True)
+        proc.kill()
+        proc.wait()
