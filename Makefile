@@ -28,9 +28,22 @@ reproduce: venv
 	$(BIN)/snakemake --cores 1
 	$(BIN)/snakemake --report results/report.html
 
+# The suite in three parts: the nested host's tests (a QEMU guest under TCG, ten minutes on a
+# core and a bit) run beside the tests that touch nothing of the system (those not marked root:
+# pure functions, the analysis of the shipped runs, the notebooks), which need the other core;
+# the other root tests (loop devices, cgroups, containers, guests: they measure) run after
+# both, alone. The nested part's output follows the first part's, whole; the command fails if
+# any part failed.
 test: venv system-deps guest ycsb
 	$(BIN)/ruff check .
-	$(BIN)/pytest tests notebooks --nbval-lax --durations=15
+	@nested=$$(mktemp /tmp/journalbench-nested-tests.XXXXXX); \
+	echo "test: the nested host's tests run in the background (their output follows the tests beside them)"; \
+	$(BIN)/pytest tests/test_nested.py --durations=5 > $$nested 2>&1 & pid=$$!; \
+	$(BIN)/pytest tests notebooks --nbval-lax -m "not root" --durations=10; pure=$$?; \
+	wait $$pid; inside=$$?; cat $$nested; rm -f $$nested; \
+	$(BIN)/pytest tests -m root --ignore=tests/test_nested.py --durations=15; system=$$?; \
+	echo "test: exit codes: not root $$pure, nested host $$inside, root $$system"; \
+	[ $$pure = 0 ] && [ $$inside = 0 ] && [ $$system = 0 ]
 
 venv: $(STAMP)
 
