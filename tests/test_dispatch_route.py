@@ -22,7 +22,7 @@ from journalbench.errors import AgentError
 from journalbench.plan import plan as plans
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.unmeasured]
 
 STEPS = ("for_host", "deploy", "reap", "fetch_run")
 CAMPAIGN = """\

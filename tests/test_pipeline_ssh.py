@@ -15,7 +15,7 @@ from conftest import VENV_BIN
 from journalbench import runfolder
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.unmeasured]
 
 CAMPAIGN = f"pytest-ssh-{os.getpid()}"
 

@@ -29,6 +29,8 @@ from journalbench.control.transport import LocalTransport, SSHTransport
 from journalbench.errors import AgentError, ConfigError
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
+# its root tests measure nothing: make test runs them beside the nested host's
+pytestmark = pytest.mark.unmeasured
 
 PYTHON = "/usr/bin/python3"  # the system python a bare host has: no venv, no site-packages
 

@@ -29,7 +29,7 @@ from journalbench.control.transport import CommandTimeout
 from journalbench.errors import AgentError
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.unmeasured]
 
 SPEC = {
     "arm": "shared-journal",

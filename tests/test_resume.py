@@ -21,7 +21,7 @@ from journalbench.control import locks
 from journalbench.control.hosts import load_hosts
 from journalbench.plan import plan as plans
 
-pytestmark = [pytest.mark.root, pytest.mark.slow]
+pytestmark = [pytest.mark.root, pytest.mark.slow, pytest.mark.unmeasured]
 
 CAMPAIGN = f"pytest-resume-{os.getpid()}"
 NOTEBOOKS = ["base-workloads", "fsync-interference", "journal-fixes"]

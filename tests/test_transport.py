@@ -40,6 +40,8 @@ from journalbench.control.transport import (
 from journalbench.errors import ConfigError
 
 pytest_plugins = ["sshd_fixtures"]  # sshd_local, sshd_netns
+# its root tests measure nothing: make test runs them beside the nested host's
+pytestmark = pytest.mark.unmeasured
 
 NASTY = [
     "plain",
