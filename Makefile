@@ -28,6 +28,11 @@ reproduce: venv
 	$(BIN)/snakemake --cores 1
 	$(BIN)/snakemake --report results/report.html
 
+# The nested part's log, every step of the controller with its time (a test that waited long
+# says on what): logs/tests/nested.log.
+NESTED_LOG := --log-file=logs/tests/nested.log --log-file-level=DEBUG \
+	--log-file-format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+
 # The suite in three parts: the nested host's tests (a QEMU guest under TCG, ten minutes on a
 # core and a bit) run beside the tests whose outcome is no measurement: those that touch
 # nothing of the system (not marked root: pure functions, the analysis of the shipped runs,
@@ -39,7 +44,7 @@ test: venv system-deps guest ycsb
 	$(BIN)/ruff check .
 	@nested=$$(mktemp /tmp/journalbench-nested-tests.XXXXXX); \
 	echo "test: the nested host's tests run in the background (their output follows the tests beside them)"; \
-	$(BIN)/pytest tests/test_nested.py --durations=5 > $$nested 2>&1 & pid=$$!; \
+	$(BIN)/pytest tests/test_nested.py --durations=5 $(NESTED_LOG) > $$nested 2>&1 & pid=$$!; \
 	$(BIN)/pytest tests notebooks --nbval-lax -m "not root or unmeasured" --durations=10; pure=$$?; \
 	wait $$pid; inside=$$?; cat $$nested; rm -f $$nested; \
 	$(BIN)/pytest tests -m "root and not unmeasured" --ignore=tests/test_nested.py --durations=15; system=$$?; \
