@@ -1,10 +1,11 @@
 """iocost's pure parts: the lines of io.cost.qos and io.cost.model, the weight file, the model
 from fio's figures, the record, and that it refuses a cgroup-v1 host (or a v2 kernel without
-iocost) in one line. Cgroup files are plain files in a temporary folder; the controller itself
-runs on the nested host (tests/test_nested.py)."""
+iocost) in one line, and the vrate settle's reader (real fio). Cgroup files are plain files in
+a temporary folder; the controller itself runs on the nested host (tests/test_nested.py)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -296,6 +297,8 @@ the run's bounds with targets every request misses; no
     assert settling["rlat"] == settling["wlat"] == vrate.SETTLE_LAT_US
 
 
+@pytest.mark.skipif(shutil.which("fio") is None,
+                    reason="fio is not installed (make test installs it, as root)")
 def test_the_settling_reader_ends_when_its_process_is_killed(tmp_path: Path) -> None:
     """vrate.settle kills the reader once the vrate is up: the reader is real fio, and its
     reading ends with its process (a forked fio job sits in a session of its own and read on
