@@ -255,7 +255,6 @@ def test_the_interleaved_model_is_measured_on_a_real_device(tmp_path: Path) -> N
     """On a loop device (direct I/O) with real fio: every coefficient's two streams both did
     I/O at once, the model is their sum, and the queue's elevator and merges are back as they
     were afterwards."""
-
     from journalbench.agent.disk import Device
 
     image = tmp_path / "disk.img"
@@ -301,7 +300,7 @@ the run's bounds with targets every request misses; no
                     reason="fio is not installed (make test installs it, as root)")
 def test_the_settling_reader_ends_when_its_process_is_killed(tmp_path: Path) -> None:
     """vrate.settle kills the reader once the vrate is up: the reader is real fio, and its
-    reading ends with its process (a forked fio job sits in a session of its own and read on
+    reading ends with its process (a forked fio job sat in a session of its own and read on
     to its runtime's end, 155 s, while the run waited for it)."""
     from journalbench.agent.iocontrol import vrate
     target = tmp_path / "device.img"
