@@ -400,6 +400,7 @@ def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: P
         "    open(sys.argv[1], 'w').write('done')\n"
         "    sys.exit(1)\n"
         "signal.signal(signal.SIGTERM, stop)\n"
+        "open(sys.argv[1] + '.ready', 'w').close()\n"
         "time.sleep(300)\n"
     )
     agent = subprocess.Popen(
@@ -420,6 +421,9 @@ def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: P
     try:
         wait_for(pidfile.exists)
         wait_for(lambda: pids_matching(tok, exclude="jb-agent"))
+        # Its handler is in place (a TERM before it would end Python unhandled: on a busy
+        # machine its start takes long enough for that).
+        wait_for((tmp_path / "cleaned.ready").exists)
         t = LocalTransport()
         reap = ["sh", "-c", reap_script, "jb-reap", str(pidfile), "30"]
         started = time.monotonic()
