@@ -392,6 +392,7 @@ def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: P
     tok = f"jbtok-{uuid.uuid4().hex[:12]}"
     pidfile = tmp_path / "agent.pid"
     cleaned = tmp_path / "cleaned"
+    ready = tmp_path / "cleaned.ready"  # the stand-in's TERM handler is in place
     # A stand-in agent that, like the real one, tears down (here: 1 s) when TERMed.
     agent_code = (
         "import signal, sys, time\n"
@@ -421,9 +422,9 @@ def test_reap_stops_the_recorded_agent_and_waits_for_its_own_cleanup(tmp_path: P
     try:
         wait_for(pidfile.exists)
         wait_for(lambda: pids_matching(tok, exclude="jb-agent"))
-        # Its handler is in place (a TERM before it would end Python unhandled: on a busy
-        # machine its start takes long enough for that).
-        wait_for((tmp_path / "cleaned.ready").exists)
+        # a TERM before its handler would end Python unhandled: on a busy machine its start
+        # takes long enough for that
+        wait_for(ready.exists)
         t = LocalTransport()
         reap = ["sh", "-c", reap_script, "jb-reap", str(pidfile), "30"]
         started = time.monotonic()
