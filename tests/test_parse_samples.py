@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fixtures.checks import assert_names_file
 
-from journalbench.formats import ParseError
-from journalbench.formats.samples import parse_samples
+from journalbench.formats import ParseError, read_text
+from journalbench.formats.samples import by_line, parse_samples, typed
 
 COUNTS = {"read_bytes": 0, "write_bytes": 65536, "read_ios": 0, "write_ios": 1}
 TENANT = {"t": 1.001, "dt": 1.001, "kind": "tenant", "source": "a", **COUNTS,
@@ -67,6 +67,12 @@ BAD = [
     ("device without device", [{k: v for k, v in DEVICE.items() if k != "device"}], 1,
      "'device'"),
     ("empty source", [{**TENANT, "source": ""}], 1, "'source'"),
+    ("requests without the other times", [{**TENANT, "requests": 3}], 1, "'inflight_ns' missing"),
+    ("a time as null", [{**TENANT, "requests": None, "time_ns": 5, "inflight_ns": 5}], 1,
+     "'requests'"),
+    ("a wait without the times", [{**DEVICE, "wait_ns": 5}], 1, "'wait_ns' without"),
+    ("a vrate on a tenant line", [{**TENANT, "cost_vrate_pct": 50.0}], 1, "cost_vrate_pct"),
+    ("a NaN", [TENANT, json.dumps(TENANT).replace("1.001", "NaN", 1)], 2, "'t'"),
 ]
 
 
@@ -77,6 +83,59 @@ def test_bad_line_names_file_and_line(tmp_path: Path, rows: list[object], line: 
     with pytest.raises(ParseError) as error:
         parse_samples(path)
     assert words in assert_names_file(error, path, line)
+
+
+@pytest.mark.parametrize(("rows", "line", "words"), [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_the_typed_decoding_refuses_every_bad_line(tmp_path: Path, rows: list[object], line: int,
+                                                   words: str) -> None:
+    """A file the typed decoding takes is not read line by line: it must refuse what
+    check_line refuses, or a bad line would pass unnamed."""
+    assert typed(read_text(write(tmp_path, rows))) is None
+
+
+TIMED = {"requests": 4, "time_ns": 2_000_000, "inflight_ns": 3_000_000, "wait_ns": 500_000}
+COSTS = {"cost_usage_us": 10, "cost_wait_us": 0, "cost_indebt_us": 0, "cost_indelay_us": 7}
+GOOD = [
+    ("every kind", [TENANT, JBD2, DEVICE]),
+    ("device time and iocost", [{**TENANT, **TIMED, **COSTS}, {**JBD2, **TIMED, **COSTS},
+                                {**DEVICE, **TIMED, **COSTS, "cost_vrate_pct": 93.5}]),
+    ("integer seconds and vrate", [{**TENANT, "t": 2, "dt": 1},
+                                   {**DEVICE, "t": 2, "dt": 1, "cost_vrate_pct": 100}]),
+    ("times without a wait", [{**TENANT, **{k: v for k, v in TIMED.items() if k != "wait_ns"}}]),
+    ("spaces around a line", ["  " + json.dumps(TENANT) + " ", DEVICE]),
+]
+# lines check_line takes that the structs refuse: read line by line, to the same samples
+TAKEN_LINE_BY_LINE = [
+    ("an unknown field", [{**TENANT, "note": "x"}]),
+    ("another kind's field", [{**TENANT, "tenant": "a", "pid": 3}, {**DEVICE, "cgroup": "/"}]),
+    ("a weight on a jbd2 line", [{**JBD2, "weight": 100}]),
+    ("an infinite time (JSON's Infinity: json takes it)", [{**TENANT, "t": float("inf")}]),
+]
+
+
+@pytest.mark.parametrize("rows", [g[1] for g in GOOD], ids=[g[0] for g in GOOD])
+def test_the_typed_decoding_gives_what_check_line_gives(tmp_path: Path,
+                                                        rows: list[object]) -> None:
+    path = write(tmp_path, rows)
+    found = typed(read_text(path))
+    assert found is not None
+    assert_same(found, by_line(path))
+
+
+@pytest.mark.parametrize("rows", [g[1] for g in TAKEN_LINE_BY_LINE],
+                         ids=[g[0] for g in TAKEN_LINE_BY_LINE])
+def test_lines_the_structs_refuse_are_read_line_by_line(tmp_path: Path,
+                                                        rows: list[object]) -> None:
+    path = write(tmp_path, rows)
+    assert typed(read_text(path)) is None
+    assert_same(parse_samples(path), by_line(path))
+    assert len(parse_samples(path)) == len(rows)
+
+
+def assert_same(found: list, expected: list) -> None:
+    """The same samples, each field of the same type (an int where the line had one)."""
+    assert found == expected
+    assert [[type(v) for v in s] for s in found] == [[type(v) for v in s] for s in expected]
 
 
 def test_empty_file(tmp_path: Path) -> None:
@@ -105,6 +164,8 @@ def test_agent_sampler_output(path: Path) -> None:
     lines = path.read_text().splitlines()
     samples = parse_samples(path)
     assert len(samples) == len(lines)
+    assert typed(read_text(path)) is not None  # the sampler's lines decode typed
+    assert_same(samples, by_line(path))
     spec = json.loads((path.parent / "spec.json").read_text())
     tenants = {t["name"]: t["weight"] for t in spec["tenants"]}
     assert {s.source: s.weight for s in samples if s.kind == "tenant"} == tenants
