@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from pathlib import Path
@@ -44,6 +45,10 @@ def command(args: argparse.Namespace) -> int:
         started = time.monotonic()
         outcome = tidy(raw_dir, out, campaigns, args.plans)
         damaged += outcome.damaged
+        # what is alive now lives to the end (the libraries the first campaign imported, some
+        # 10^5 objects): out of the collector's way, which walked it again on every full
+        # collection of the next campaign's parse
+        gc.freeze()
         if outcome.stopped:
             print(f"tidy: {len(outcome.damaged)} damaged run folder(s) in {raw_dir}: only "
                   f"{out / 'skipped.parquet'} written", file=sys.stderr)
