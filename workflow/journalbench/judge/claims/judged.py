@@ -25,8 +25,14 @@ def paths(processed: Path | str) -> list[Path]:
 
 
 def write(processed: Path | str, tables: tuple[pd.DataFrame, ...]) -> None:
+    """The tables as parquet files, their strings stored as pyarrow's whatever the storage the
+    process chose (report/notebooks.py: the kernel's are Python's), so that the files are the
+    same either way."""
     for path, table in zip(paths(processed), tables, strict=True):
-        table.to_parquet(path, index=False)
+        as_arrow = {name: pd.StringDtype("pyarrow", na_value=dtype.na_value)
+                    for name, dtype in table.dtypes.items()
+                    if isinstance(dtype, pd.StringDtype) and dtype.storage != "pyarrow"}
+        (table.astype(as_arrow) if as_arrow else table).to_parquet(path, index=False)
 
 
 def read(processed: Path | str) -> tuple[pd.DataFrame, ...] | None:
