@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -162,6 +163,9 @@ def system_residue(host_name: str, state_dir: Path) -> list[str]:
         found.append(f"state folder {state_dir / host_name} (image, mount points or containers)")
     if Path(f"/sys/kernel/tracing/instances/journalbench-{host_name}").exists():
         found.append("trace instance")
+    lane = Path(tempfile.gettempdir()) / f"journalbench-lane-{host_name}.lock"
+    if lane.exists():  # the controller's lock of the host (control/dispatch.py)
+        found.append(f"lane lock {lane}")
     return found
 
 

@@ -14,6 +14,7 @@ once) until `journalbench pool redeal` deals them to the others or `pool rejoin`
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
 import sys
 import tempfile
@@ -116,14 +117,35 @@ def refuse_landed(final: Path) -> None:
     raise AgentError(f"{runfolder.damage_line(final, why)}; refusing to measure over it")
 
 
+def lane_path(host: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"journalbench-lane-{host}.lock"
+
+
 @contextmanager
 def controller_lane(host: str) -> Iterator[None]:
     """Wait for this controller's other run on the same host (Snakemake's lane resources do
-    the same when the profile is in use; this holds however Snakemake is invoked)."""
-    path = Path(tempfile.gettempdir()) / f"journalbench-lane-{host}.lock"
-    with path.open("a") as handle:
+    the same when the profile is in use; this holds however Snakemake is invoked).
+
+    The lock file is removed by its holder, before it lets go, so that no host leaves one
+    behind in the temporary folder; a waiter that locked the file after it was removed (or
+    replaced) finds it no longer at its path and locks the one there instead."""
+    path = lane_path(host)
+    while True:
+        handle = path.open("a")
         fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            held = os.stat(path)
+        except FileNotFoundError:
+            held = None
+        mine = os.fstat(handle.fileno())
+        if held is not None and (held.st_dev, held.st_ino) == (mine.st_dev, mine.st_ino):
+            break
+        handle.close()
+    try:
         yield
+    finally:
+        path.unlink(missing_ok=True)
+        handle.close()
 
 
 def planned_runs(campaign: str, hosts: list[dict[str, Any]], raw: Path, claims: str = "",
