@@ -22,6 +22,7 @@ from journalbench.formats import ParseError
 from journalbench.formats.samples import parse_samples
 from journalbench.report import views
 from journalbench.tidy import currencies
+from journalbench.tidy import rows as rows_of
 from journalbench.tidy import samples as tidy_samples
 from journalbench.tidy.rows import parse_run
 
@@ -224,6 +225,41 @@ def test_journal_time_beyond_its_cgroups_is_inconsistent(tmp_path: Path) -> None
     rows[2] = {**rows[2], "time_ns": 500 * MS}  # more than a's cgroup was charged
     with pytest.raises(ParseError, match="tenant 'a'"):
         currencies.run_columns(tmp_path, samples_of(tmp_path, rows), ["a", "b"])
+
+
+def test_bytes_requests_and_time_sum_to_the_whole_run(tmp_path: Path) -> None:
+    """The one pass over the lines gives each currency's sums of the docstring: a's own is
+    its cgroup's less the jbd2 thread in it; b's jbd2 sits in b's cgroup but did nothing."""
+    found = currencies.summed(samples_of(tmp_path, accounted()), ["a", "b"])
+    assert found["bytes"].cgroup == {"a": 8192, "b": 8192}
+    assert found["bytes"].own == {"a": 0, "b": 0} and found["bytes"].device == 8192
+    assert found["requests"].cgroup == {"a": 200, "b": 100}
+    assert found["requests"].own == {"a": 160, "b": 100}
+    assert found["requests"].jbd2 == {"a": 40, "b": 0} and found["requests"].shared == 0
+    assert found["time"].own == {"a": 140 * MS, "b": 100 * MS}
+    assert found["time"].device == 320 * MS and found["wait"].device == 0
+    assert found["time"].device_lines == [(160.0 * MS, 1.0), (160.0 * MS, 1.0)]
+
+
+BAD_SHARES = [
+    ("a tenant the spec does not name", lambda rows: [{**rows[0], "source": "c"}, *rows[1:]],
+     "samples of tenant 'c', not in spec.json"),
+    ("a journal of a tenant the spec does not name",
+     lambda rows: [*rows[:2], {**rows[2], "tenant": "c"}, *rows[3:]],
+     "jbd2 jbd2/loop0p1-8 journals tenant 'c', not in spec.json"),
+    ("no line of a tenant", lambda rows: [r for r in rows if r["source"] != "b"],
+     "no samples of tenant 'b'"),
+    ("no I/O at all", lambda rows: [{**r, "write_bytes": 0} for r in rows],
+     "no tenant or journal I/O in the whole run"),
+]
+
+
+@pytest.mark.parametrize(("cut", "words"), [b[1:] for b in BAD_SHARES],
+                         ids=[b[0] for b in BAD_SHARES])
+def test_shares_refuse_lines_the_spec_does_not_explain(tmp_path: Path, cut, words) -> None:
+    samples = samples_of(tmp_path, cut(accounted()))
+    with pytest.raises(ParseError, match=words):
+        rows_of.share_columns(tmp_path / "io-samples.jsonl", samples, ["a", "b"])
 
 
 def test_a_shipped_run_parses_with_the_new_currencies_null() -> None:

@@ -21,7 +21,7 @@ before it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +29,6 @@ from journalbench.formats.samples import Sample
 from journalbench.tidy import tolerance
 
 NS = 1e9
-CURRENCIES: dict[str, Callable[[Sample], int | None]] = {
-    "requests": lambda sample: sample.requests,
-    "time": lambda sample: sample.time_ns,
-    "wait": lambda sample: sample.wait_ns,
-}
 MS = 1e6
 WAIT_COLUMNS = ("own_wait_ms", "jbd2_wait_ms", "shared_jbd2_wait_ms")
 RUN_COLUMNS = (
@@ -65,41 +60,78 @@ def journals_in_cgroups(samples: list[Sample]) -> dict[int, list[Sample]]:
             for index, sample in enumerate(samples) if sample.kind == "tenant"}
 
 
-def own_by_line(samples: list[Sample], value: Callable[[Sample], int | None],
-                journals: dict[int, list[Sample]] | None = None) -> dict[int, int]:
-    """For every tenant line (by index): its value minus that of the jbd2 threads that sat in
-    the same cgroup during the same interval (`journals`: journals_in_cgroups, if found
-    already)."""
+@dataclass
+class Sums:
+    """One currency's whole-run sums of cgroup, own, jbd2 (per tenant), shared and device
+    amounts, and its device lines' (amount, seconds) for tolerance.busiest."""
+
+    cgroup: dict[str, int]
+    own: dict[str, int]
+    jbd2: dict[str, int]
+    shared: int = 0
+    device: int = 0
+    device_lines: list[tuple[float, float]] = field(default_factory=list)
+
+
+def amounts(sample: Sample) -> tuple[int, int, int, int]:
+    """A line's amount in each of SUMMED: its bytes, requests, device time, scheduler wait
+    (0 where not sampled)."""
+    return (sample.read_bytes + sample.write_bytes, sample.requests or 0, sample.time_ns or 0,
+            sample.wait_ns or 0)
+
+
+SUMMED = ("bytes", "requests", "time", "wait")
+
+
+def summed(samples: list[Sample], tenants: list[str],
+           journals: dict[int, list[Sample]] | None = None) -> dict[str, Sums]:
+    """The sums of every currency of SUMMED, in one pass over the lines (a pass per currency,
+    and one more each for the tenants' own amounts and the tolerance, were a tenth of tidy's
+    time). A tenant's own amount is its line's less that of the jbd2 threads in its cgroup in
+    that interval (`journals`: journals_in_cgroups, if found already)."""
     if journals is None:
         journals = journals_in_cgroups(samples)
-    return {index: (value(samples[index]) or 0) - sum(value(j) or 0 for j in found)
-            for index, found in journals.items()}
-
-
-def sums(path: Path, samples: list[Sample], tenants: list[str],
-         value: Callable[[Sample], int | None], what: str, unit: str = "",
-         journals: dict[int, list[Sample]] | None = None) -> dict[str, Any]:
-    """Whole-run cgroup, own, jbd2 (per tenant), shared and device sums of one currency; a
-    tenant's own sum below 0 by no more than sampling explains is taken as 0 and noted
-    (tolerance.py)."""
-    own_lines = own_by_line(samples, value, journals)
-    cgroup, own, jbd2 = (dict.fromkeys(tenants, 0) for _ in range(3))
-    shared = device = 0
+    width = range(len(SUMMED))
+    cgroup, own, jbd2 = ({tenant: [0] * len(SUMMED) for tenant in tenants} for _ in range(3))
+    shared, device = [0] * len(SUMMED), [0] * len(SUMMED)
+    device_lines: list[tuple[tuple[int, ...], float]] = []
     for index, sample in enumerate(samples):
-        amount = value(sample) or 0
-        if sample.kind == "tenant" and sample.source in cgroup:
-            cgroup[sample.source] += amount
-            own[sample.source] += own_lines[index]
-        elif sample.kind == "jbd2":
-            if sample.tenant is None:
-                shared += amount
-            elif sample.tenant in jbd2:
-                jbd2[sample.tenant] += amount
-        elif sample.kind == "device":
-            device += amount
-    notes = tolerance.settle(path, own, what, tolerance.one_interval(samples, value), unit)
-    return {"cgroup": cgroup, "own": own, "jbd2": jbd2, "shared": shared, "device": device,
-            "total": sum(own.values()) + sum(jbd2.values()) + shared, "notes": notes}
+        kind, amount = sample.kind, amounts(sample)
+        if kind == "tenant":
+            if sample.source in cgroup:
+                line_cgroup, line_own = cgroup[sample.source], own[sample.source]
+                for i in width:
+                    line_cgroup[i] += amount[i]
+                    line_own[i] += amount[i]
+                for journal in journals[index]:
+                    journal_amount = amounts(journal)
+                    for i in width:
+                        line_own[i] -= journal_amount[i]
+        elif kind == "jbd2":
+            into = shared if sample.tenant is None else jbd2.get(sample.tenant)
+            if into is not None:
+                for i in width:
+                    into[i] += amount[i]
+        elif kind == "device":
+            for i in width:
+                device[i] += amount[i]
+            if sample.dt > 0:
+                device_lines.append((amount, sample.dt))
+    return {name: Sums({t: cgroup[t][i] for t in tenants}, {t: own[t][i] for t in tenants},
+                       {t: jbd2[t][i] for t in tenants}, shared[i], device[i],
+                       [(float(line[i]), dt) for line, dt in device_lines])
+            for i, name in enumerate(SUMMED)}
+
+
+def settled(path: Path, found: Sums, what: str, unit: str = "") -> dict[str, Any]:
+    """A currency's sums with each tenant's own sum below 0 by no more than sampling explains
+    taken as 0 and noted (tolerance.py), and their total."""
+    own = dict(found.own)
+    notes = tolerance.settle(path, own, what, tolerance.busiest(found.device_lines), unit)
+    return {"cgroup": found.cgroup, "own": own, "jbd2": found.jbd2, "shared": found.shared,
+            "device": found.device,
+            "total": sum(own.values()) + sum(found.jbd2.values()) + found.shared,
+            "notes": notes}
 
 
 def ratio(part: float, whole: float) -> float | None:
@@ -107,17 +139,18 @@ def ratio(part: float, whole: float) -> float | None:
 
 
 def run_columns(path: Path, samples: list[Sample], tenants: list[str],
-                journals: dict[int, list[Sample]] | None = None) -> dict[str, dict]:
+                journals: dict[int, list[Sample]] | None = None,
+                found: dict[str, Sums] | None = None) -> dict[str, dict]:
     """The RUN_COLUMNS of every tenant (None throughout for runs sampled without them;
-    `journals`: journals_in_cgroups, if found already)."""
+    `journals`: journals_in_cgroups, `found`: summed, if found already)."""
     if not traced(samples):
         return {tenant: dict.fromkeys((*RUN_COLUMNS, "counter_note")) for tenant in tenants}
-    if journals is None:
-        journals = journals_in_cgroups(samples)
-    requests = sums(path, samples, tenants, CURRENCIES["requests"], "requests", "", journals)
-    time = sums(path, samples, tenants, CURRENCIES["time"], "device time", " ns", journals)
+    if found is None:
+        found = summed(samples, tenants, journals)
+    requests = settled(path, found["requests"], "requests", "")
+    time = settled(path, found["time"], "device time", " ns")
     charged = sum(time["cgroup"].values())
-    waits, wait_notes = per_request_waits(path, samples, tenants, requests, journals)
+    waits, wait_notes = per_request_waits(path, samples, tenants, requests, found["wait"])
     return {
         tenant: {
             **waits[tenant],
@@ -140,14 +173,14 @@ def run_columns(path: Path, samples: list[Sample], tenants: list[str],
 
 
 def per_request_waits(path: Path, samples: list[Sample], tenants: list[str],
-                      requests: dict[str, Any], journals: dict[int, list[Sample]] | None = None
+                      requests: dict[str, Any], found: Sums
                       ) -> tuple[dict[str, dict[str, float | None]], dict[str, str]]:
     """(mean scheduler wait per request (ms) of each tenant's own, its jbd2's and the shared
     jbd2's requests, None throughout for runs sampled before the wait was; the notes of
-    tolerance.settle)."""
+    tolerance.settle), from the wait's sums `found`."""
     if not all(sample.wait_ns is not None for sample in samples):
         return {tenant: dict.fromkeys(WAIT_COLUMNS) for tenant in tenants}, {}
-    wait = sums(path, samples, tenants, CURRENCIES["wait"], "scheduler wait", " ns", journals)
+    wait = settled(path, found, "scheduler wait", " ns")
     return {tenant: {
         "own_wait_ms": ratio(wait["own"][tenant] / MS, requests["own"][tenant]),
         "jbd2_wait_ms": ratio(wait["jbd2"][tenant] / MS, requests["jbd2"][tenant]),

@@ -26,7 +26,7 @@ from journalbench.formats import ParseError, problem
 from journalbench.formats.fsync import fsync_file, parse_fsync
 from journalbench.formats.guest import ClientPhase, GuestReport, guest_file, parse_guest
 from journalbench.formats.samples import Sample, parse_samples
-from journalbench.tidy import currencies, tolerance
+from journalbench.tidy import currencies
 from journalbench.tidy.parse import TOOLS, metrics
 from journalbench.tidy.samples import MB, RunSamples
 from journalbench.tidy.samples import rows as sample_rows
@@ -414,36 +414,29 @@ def cpu_bound(row: dict[str, Any], host_flag: int | None = None) -> int | None:
 
 
 def share_columns(path: Path, samples: list[Sample], tenants: list[str],
-                  journals: dict[int, list[Sample]] | None = None) -> dict[str, dict]:
+                  journals: dict[int, list[Sample]] | None = None,
+                  found: currencies.Sums | None = None) -> dict[str, dict]:
     """Whole-run bytes and shares per tenant (see the module docstring; `journals`:
-    currencies.journals_in_cgroups, if found already)."""
-    own_by_line = currencies.own_by_line(samples, lambda sample: sample.bytes, journals)
-    cgroup = dict.fromkeys(tenants, 0)
-    own = dict.fromkeys(tenants, 0)
-    jbd2 = dict.fromkeys(tenants, 0)
+    currencies.journals_in_cgroups, `found`: the bytes summed by currencies.summed, if found
+    already)."""
+    if found is None:
+        found = currencies.summed(samples, tenants, journals)["bytes"]
     seconds = dict.fromkeys(tenants, 0.0)
-    shared = 0
-    for index, sample in enumerate(samples):
+    for sample in samples:
         if sample.kind == "tenant":
-            if sample.source not in cgroup:
+            if sample.source not in seconds:
                 raise problem(path, f"samples of tenant {sample.source!r}, not in spec.json")
-            cgroup[sample.source] += sample.bytes
-            own[sample.source] += own_by_line[index]
             seconds[sample.source] += sample.dt
-        elif sample.kind == "jbd2":
-            if sample.tenant is None:
-                shared += sample.bytes
-            elif sample.tenant in jbd2:
-                jbd2[sample.tenant] += sample.bytes
-            else:
-                raise problem(path, f"jbd2 {sample.source} journals tenant {sample.tenant!r}, "
-                                    "not in spec.json")
+        elif sample.kind == "jbd2" and sample.tenant is not None and sample.tenant not in seconds:
+            raise problem(path, f"jbd2 {sample.source} journals tenant {sample.tenant!r}, "
+                                "not in spec.json")
     for tenant in tenants:
         if seconds[tenant] == 0:
             raise problem(path, f"no samples of tenant {tenant!r}")
-    notes = tolerance.settle(path, own, "bytes",
-                             tolerance.one_interval(samples, lambda sample: sample.bytes), " B")
-    total = sum(own.values()) + sum(jbd2.values()) + shared
+    sums = currencies.settled(path, found, "bytes", " B")
+    cgroup, own, jbd2, shared, notes = (sums["cgroup"], sums["own"], sums["jbd2"],
+                                        sums["shared"], sums["notes"])
+    total = sums["total"]
     charged = sum(cgroup.values())
     if total == 0 or charged == 0:
         raise problem(path, "no tenant or journal I/O in the whole run: shares undefined")
@@ -521,9 +514,10 @@ def read_run(folder: Path | str) -> tuple[list[dict[str, Any]], RunSamples]:
     tenants = spec["tenants"]
     names = [t["name"] for t in tenants]
     journals = currencies.journals_in_cgroups(run.samples)
-    shares = share_columns(samples_path, run.samples, names, journals)
-    # requests, device time
-    more_shares = currencies.run_columns(samples_path, run.samples, names, journals)
+    # bytes, requests, device time and the scheduler's wait, in one pass
+    found = currencies.summed(run.samples, names, journals)
+    shares = share_columns(samples_path, run.samples, names, journals, found["bytes"])
+    more_shares = currencies.run_columns(samples_path, run.samples, names, journals, found)
     total_weight = sum(t["weight"] for t in tenants)
     ids = {"campaign": spec.get("campaign"), "host": spec["host"], "run_id": spec["run_id"],
            "arm": spec["arm"]}

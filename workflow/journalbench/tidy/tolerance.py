@@ -14,18 +14,15 @@ disagreement noted (the runs table's `counter_note`); beyond it the run is unusa
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from journalbench.formats import problem
-from journalbench.formats.samples import Sample
 
 
-def one_interval(samples: Iterable[Sample], value: Callable[[Sample], int | float | None]
-                 ) -> tuple[float, float]:
-    """(the most the device line moved of `value` in one sampling interval: its highest rate
-    times the interval, the interval in s); (0, 0) without device lines."""
-    device = [(float(value(s) or 0), s.dt) for s in samples if s.kind == "device" and s.dt > 0]
+def busiest(device: list[tuple[float, float]]) -> tuple[float, float]:
+    """(the most the device line moved of a currency in one sampling interval: its highest rate
+    times the interval, the interval in s), from the device lines' (amount, seconds) of those
+    of some length (currencies.summed); (0, 0) without any."""
     if not device:
         return 0.0, 0.0
     interval = statistics.median(dt for _, dt in device)
@@ -34,7 +31,7 @@ def one_interval(samples: Iterable[Sample], value: Callable[[Sample], int | floa
 
 def settle(path: Path, own: dict[str, int], what: str, tolerance: tuple[float, float],
            unit: str = "") -> dict[str, str]:
-    """Each tenant's own amount below 0 (`own` is changed): within `tolerance` (one_interval),
+    """Each tenant's own amount below 0 (`own` is changed): within `tolerance` (busiest),
     taken as 0 and noted (tenant -> note); beyond it, ParseError naming the file."""
     notes = {}
     most, interval = tolerance
