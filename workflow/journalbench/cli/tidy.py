@@ -40,15 +40,19 @@ def command(args: argparse.Namespace) -> int:
     """Tidy every campaign given, then stop if one holds a damaged run folder: each is named
     (tidy/build.py), whichever campaign it is of."""
     damaged: list[Path] = []
+    # the libraries the tables are made with (pyarrow converts lists through pandas), imported
+    # before any run is parsed, and what they made frozen (gc.freeze): the collector's full
+    # collections no longer walk their 10^5 objects while the runs' lines pile up
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    gc.freeze()
     for raw_dir, out, campaigns in [(args.raw_dir, args.out, args.campaign),
                                     *((raw, out, [file]) for raw, out, file in args.also)]:
         started = time.monotonic()
         outcome = tidy(raw_dir, out, campaigns, args.plans)
         damaged += outcome.damaged
-        # what is alive now lives to the end (the libraries the first campaign imported, some
-        # 10^5 objects): out of the collector's way, which walked it again on every full
-        # collection of the next campaign's parse
-        gc.freeze()
+        gc.freeze()  # and what the campaign imported and cached
         if outcome.stopped:
             print(f"tidy: {len(outcome.damaged)} damaged run folder(s) in {raw_dir}: only "
                   f"{out / 'skipped.parquet'} written", file=sys.stderr)
