@@ -7,7 +7,7 @@ import os
 import threading
 import time
 
-from journalbench.control.dispatch import controller_lane, lane_path
+from journalbench.control.dispatch import clear_lane, controller_lane, lane_path
 
 
 def test_the_lane_leaves_no_lock_file() -> None:
@@ -44,4 +44,29 @@ def test_the_lane_lets_one_run_at_a_time_while_its_file_comes_and_goes() -> None
         thread.join(timeout=30)
     assert not overlaps
     assert sorted(turns) == list(range(8))
+    assert not lane_path(host).exists()
+
+
+def test_teardown_clears_the_lane_a_killed_controller_left_but_not_a_held_one() -> None:
+    """A controller killed while it held the lane leaves the file (journalbench teardown calls
+    clear_lane); a lane a controller holds stays."""
+    host = f"jbt-lane-{os.getpid()}"
+    lane_path(host).touch()  # what SIGKILL leaves: the file, no lock on it
+    assert clear_lane(host) and not lane_path(host).exists()
+    assert not clear_lane(host)  # nothing left to clear
+    inside, leave = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with controller_lane(host):
+            inside.set()
+            leave.wait(timeout=30)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        assert inside.wait(timeout=30)
+        assert not clear_lane(host) and lane_path(host).exists()
+    finally:
+        leave.set()
+        thread.join(timeout=30)
     assert not lane_path(host).exists()

@@ -69,10 +69,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_teardown(args: argparse.Namespace) -> int:
     from journalbench.agent import commands
+    from journalbench.control.dispatch import clear_lane
     from journalbench.control.hosts import load_host
     from journalbench.control.nested import teardown as nested
 
     host = load_host(args.host)
+    if clear_lane(host["name"]):
+        print(f"teardown of host {host['name']}: removed the lane lock a killed controller left")
     if host["transport"] == "nested":  # a machine this one boots: inside, then the machine
         for line in nested.teardown(host):
             print(f"teardown of host {host['name']}: {line}")

@@ -148,6 +148,30 @@ def controller_lane(host: str) -> Iterator[None]:
         handle.close()
 
 
+def clear_lane(host: str) -> bool:
+    """Remove the lane lock a killed controller left behind (a holder removes its own), unless a
+    controller holds the lane now; whether one was removed (`journalbench teardown`)."""
+    path = lane_path(host)
+    try:
+        handle = path.open("r")
+    except FileNotFoundError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # a controller runs on the host
+        try:
+            held = os.stat(path)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(handle.fileno())
+        if (held.st_dev, held.st_ino) != (mine.st_dev, mine.st_ino):
+            return False  # replaced meanwhile: another controller's
+        path.unlink()  # while locked, as a holder does
+        return True
+
+
 def planned_runs(campaign: str, hosts: list[dict[str, Any]], raw: Path, claims: str = "",
                  chunk: str = "", plans_folder: Path = plans.PLAN_DIR) -> list[PlannedRun]:
     """The campaign's runs on `hosts` (its plan kept in `plans_folder`), each pool's dealt as
