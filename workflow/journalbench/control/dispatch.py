@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from journalbench import runfolder
 from journalbench.control import pools, progress
@@ -121,6 +121,17 @@ def lane_path(host: str) -> Path:
     return Path(tempfile.gettempdir()) / f"journalbench-lane-{host}.lock"
 
 
+def still_at(path: Path, handle: IO[str]) -> bool:
+    """Whether the file `handle` has open (and locked) is still the one at `path`: a lane's
+    holder removes the file before it lets go, so a waiter may lock one no longer there."""
+    try:
+        held = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(handle.fileno())
+    return (held.st_dev, held.st_ino) == (mine.st_dev, mine.st_ino)
+
+
 @contextmanager
 def controller_lane(host: str) -> Iterator[None]:
     """Wait for this controller's other run on the same host (Snakemake's lane resources do
@@ -133,12 +144,7 @@ def controller_lane(host: str) -> Iterator[None]:
     while True:
         handle = path.open("a")
         fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            held = os.stat(path)
-        except FileNotFoundError:
-            held = None
-        mine = os.fstat(handle.fileno())
-        if held is not None and (held.st_dev, held.st_ino) == (mine.st_dev, mine.st_ino):
+        if still_at(path, handle):
             break
         handle.close()
     try:
@@ -161,13 +167,8 @@ def clear_lane(host: str) -> bool:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False  # a controller runs on the host
-        try:
-            held = os.stat(path)
-        except FileNotFoundError:
-            return False
-        mine = os.fstat(handle.fileno())
-        if (held.st_dev, held.st_ino) != (mine.st_dev, mine.st_ino):
-            return False  # replaced meanwhile: another controller's
+        if not still_at(path, handle):
+            return False  # removed or replaced meanwhile: another controller's
         path.unlink()  # while locked, as a holder does
         return True
 
