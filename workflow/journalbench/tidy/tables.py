@@ -18,11 +18,14 @@ def read(path: Path | str, selected: bool = True) -> pd.DataFrame:
     tenth of the time."""
     import pandas as pd  # not at the top: the Snakefile reads the table names without pandas
 
-    frame = pd.read_parquet(path)
     if selected:
+        frame = pd.read_parquet(path)
         strings = {name: object for name, kind in frame.dtypes.items()
                    if isinstance(kind, pd.StringDtype)}
         frame = frame.astype(strings).copy()  # the copy joins a dtype's columns in one block
+    else:  # Arrow's strings even where a kernel holds pandas's as Python objects (notebooks.py)
+        with pd.option_context("mode.string_storage", "pyarrow"):
+            frame = pd.read_parquet(path)
     frame.columns = pd.Index(list(frame.columns))  # labels as any other frame's
     return frame
 
