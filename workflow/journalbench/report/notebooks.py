@@ -123,6 +123,9 @@ RESET = ("import matplotlib.pyplot as _plt\n_plt.close('all')\n%reset -f\n"
          "import gc as _gc\n_gc.freeze()\ndel _gc\n")
 
 
+HISTORY_OFF = ["--HistoryManager.enabled=False"]
+
+
 def judging(processed: list[Path], validation: list[Path]) -> str:
     """The code that judges every campaign in the kernel before the notebooks (what
     `journalbench claims --tables-only` does: judge/claims/judged.py), keeping the ledger's
@@ -193,7 +196,9 @@ def run(campaign: str, root: Path, names: list[str], judge: list[Path] | None = 
     if diagrams.is_dir():  # the executed copies' Markdown shows them by a relative path
         shutil.copytree(diagrams, out / "diagrams", dirs_exist_ok=True)
     kernel = SharedClientKernel(kernel_name="python3")
-    kernel.start_kernel(cwd=str(root / "notebooks"))
+    # without IPython's history: the cells would go into the user's ~/.ipython (an analysis
+    # leaves nothing behind outside the repository), written by a thread taking the kernel's time
+    kernel.start_kernel(cwd=str(root / "notebooks"), extra_arguments=HISTORY_OFF)
     try:
         import papermill  # while the kernel starts
 
