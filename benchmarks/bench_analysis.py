@@ -48,7 +48,8 @@ AGAINST = "f2e80890"
 # what f2e80890 took from raw on the machine issue 47 set its aims on (29-31 s): the aims read
 # on any machine as this tree's time over f2e80890's, times this
 AGAINST_THERE_S = 30.0
-STAGES = ("start", "plan", "tidy", "judge", "notebooks", "ledger", "figures_for_report", "end")
+STAGES = ("start", "plan", "landed", "tidy", "judge", "notebooks", "ledger", "figures_for_report",
+          "end")
 TIDY_LINE = re.compile(r"tidy: (\d+) run\(s\) parsed.* -> \S*?([^/\s]+) \(([\d.]+) s\)$")
 
 

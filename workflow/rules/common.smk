@@ -146,7 +146,9 @@ def landed_list(campaign):
     tidy, not a MANIFEST.json each: data/processed/<campaign>/landed-runs.txt, each manifest's
     run, size and mtime, rewritten (made newer) only when one of them changed. Snakemake
     records a job's every input in the metadata of each of its outputs: tidy's 20 tables times
-    every run's manifest were half a second after tidy, and grew with the runs."""
+    every run's manifest were half a second after tidy, and grew with the runs. The configured
+    campaign's file is the list of its runs' manifests, made once they land (tidy.smk's
+    `landed`)."""
     path = Path("data/processed", campaign, "landed-runs.txt")
     lines = []
     for manifest in sorted(Path("data/raw", campaign).glob(f"*/*/{runfolder.MANIFEST}")):
