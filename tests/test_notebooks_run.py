@@ -68,6 +68,21 @@ def test_the_kernel_freezes_what_outlives_a_notebook_and_leaves_no_name(tmp_path
     assert (tmp_path / "results" / "demo" / "seen").read_text() == "True True []"
 
 
+def test_the_kernel_writes_no_history_outside_the_repository(tmp_path: Path,
+                                                             monkeypatch) -> None:
+    """IPython would keep every cell in its profile's history.sqlite (~/.ipython): the
+    runner's kernel starts without it."""
+    ipython = tmp_path / "ipython"
+    monkeypatch.setenv("IPYTHONDIR", str(ipython))  # the kernel's profile: here, not $HOME
+    notebook(tmp_path / "notebooks" / "one.ipynb",
+             "from pathlib import Path\n"
+             "Path(results).mkdir(parents=True, exist_ok=True)\n"
+             "(Path(results) / 'seen').write_text(str(get_ipython().history_manager.enabled))\n")
+    assert notebooks.run("demo", tmp_path, ["one"]) == 0
+    assert (tmp_path / "results" / "demo" / "seen").read_text() == "False"
+    assert not list(ipython.rglob("history.sqlite*"))
+
+
 def test_one_ready_client_serves_every_notebook_and_each_keeps_its_own_output(
         tmp_path: Path) -> None:
     """The runner's kernel hands nbclient one client, started and ready once
