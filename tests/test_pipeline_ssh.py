@@ -77,7 +77,7 @@ def test_campaign_over_two_ssh_hosts(repo, sshd_local, sshd_netns, workspace, tm
     shutil.rmtree(folders[0])
     resumed = snakemake(repo, campaign, inventory)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert runfolder.is_complete(folders[0])
+    assert runfolder.is_complete(folders[0]), resumed.stdout[-6000:] + resumed.stderr[-6000:]
     assert (resumed.stdout + resumed.stderr).count("done in") == 1
     for folder in folders[1:]:
         assert (folder / runfolder.MANIFEST).read_bytes() == before[folder]

@@ -34,7 +34,10 @@ TIDY_TABLES = [
 # run took half a second after tidy, a second with twice the runs; now a twentieth of that.
 rule landed:
     input:
-        RUN_MANIFESTS,
+        manifests=RUN_MANIFESTS,
+        # a planned run gone missing: Snakemake does not look behind the list, up to date,
+        # for an input of it that a job could make, unless the list is out of date too
+        missing=MISSING_LIST,
     output:
         f"data/processed/{CAMPAIGN}/landed-runs.txt",
     log:
@@ -42,7 +45,7 @@ rule landed:
     conda:
         ENV
     shell:  # the planned runs' manifests (a job of Snakemake's `run` would start it again)
-        "printf '%s\\n' {input} > {output} 2> {log}"
+        "printf '%s\\n' {input.manifests} > {output} 2> {log}"
 
 
 rule tidy:
