@@ -76,8 +76,7 @@ class Sums:
 def amounts(sample: Sample) -> tuple[int, int, int, int]:
     """A line's amount in each of SUMMED: its bytes, requests, device time, scheduler wait
     (0 where not sampled)."""
-    return (sample.read_bytes + sample.write_bytes, sample.requests or 0, sample.time_ns or 0,
-            sample.wait_ns or 0)
+    return sample.bytes, sample.requests or 0, sample.time_ns or 0, sample.wait_ns or 0
 
 
 SUMMED = ("bytes", "requests", "time", "wait")
