@@ -10,8 +10,8 @@ with the data itself). Sizes are apparent sizes (the bytes of the files, as `du 
 --apparent-size -B1`), so they do not depend on the file system; times are wall times on this
 machine, with its load beside them.
 
---time clones the repository's HEAD into a scratch folder and there runs `make venv` (pip
-from its cache, as a second clone on the same machine finds it), then the analysis
+--time clones the repository's HEAD into a scratch folder and there runs `make venv` (uv
+without a cache, as every clone finds it), then the analysis
 (`snakemake --cores 1`) and `snakemake --report`, as `make reproduce` does; then it measures
 the clone before the build, the venv and the outputs.
 """
