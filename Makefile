@@ -15,7 +15,8 @@ STAMP  := $(VENV)/.journalbench-installed
 # packages at the same versions as pip, and installs them, their bytecode compiled as pip's is,
 # in 26 s where pip took 61 s (fresh clones, 2026-11-30), the head of every `make test` on a
 # clean clone and of a reviewer's first `make reproduce`; without a cache of its own, so that
-# nothing is left in ~/.cache (uv's would be 0.8 GB).
+# nothing is left in ~/.cache (uv's would be 0.8 GB); trusting the system's certificates, as
+# pip does where PIP_CERT names the system's bundle (a proxy's own authority included).
 UV     := uv==0.13.9
 
 # Debian packages: what the agent's device, arm, workload and probe modules declare
@@ -66,8 +67,8 @@ $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "journalbench needs Python >= 3.11, found " + sys.version.split()[0]'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
-	$(BIN)/uv pip install --quiet --no-cache --python $(BIN)/python --compile-bytecode -r requirements.txt
-	$(BIN)/uv pip install --quiet --no-cache --python $(BIN)/python --no-deps -e .
+	$(BIN)/uv pip install --quiet --no-cache --system-certs --python $(BIN)/python --compile-bytecode -r requirements.txt
+	$(BIN)/uv pip install --quiet --no-cache --system-certs --python $(BIN)/python --no-deps -e .
 	touch $@
 
 system-deps:
