@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from quiet import pytest_runtest_protocol, quiet  # noqa: F401 (a hook and a fixture: quiet.py)
 
 from journalbench.agent.system import process_files
 from journalbench.vocabulary import PROFILES
