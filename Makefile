@@ -18,6 +18,7 @@ STAMP  := $(VENV)/.journalbench-installed
 # nothing is left in ~/.cache (uv's would be 0.8 GB); trusting the system's certificates, as
 # pip does where PIP_CERT names the system's bundle (a proxy's own authority included).
 UV     := uv==0.13.9
+UV_INSTALL = $(BIN)/uv pip install --quiet --no-cache --system-certs --python $(BIN)/python
 
 # Debian packages: what the agent's device, arm, workload and probe modules declare
 # (workflow/journalbench/agent/packages.py gathers them; stdlib only, so no venv is needed),
@@ -69,8 +70,8 @@ $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "journalbench needs Python >= 3.11, found " + sys.version.split()[0]'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
-	$(BIN)/uv pip install --quiet --no-cache --system-certs --python $(BIN)/python --compile-bytecode -r requirements.txt
-	$(BIN)/uv pip install --quiet --no-cache --system-certs --python $(BIN)/python --no-deps -e .
+	$(UV_INSTALL) --compile-bytecode -r requirements.txt
+	$(UV_INSTALL) --no-deps -e .
 	touch $@
 
 system-deps:
