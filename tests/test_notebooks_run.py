@@ -52,20 +52,26 @@ def test_notebooks_share_a_kernel_but_never_a_variable(tmp_path: Path) -> None:
 
 
 def test_the_kernel_freezes_what_outlives_a_notebook_and_leaves_no_name(tmp_path: Path) -> None:
-    """The shared imports and what survives a reset are frozen (gc.freeze: the collector stops
-    walking them), the collector is back on, and the runner's own names are gone before a
-    notebook starts."""
-    notebook(tmp_path / "notebooks" / "one.ipynb", "kept = [object() for _ in range(10)]\n")
+    """The shared imports and what survives a reset are frozen (gc.freeze: a collection no
+    longer walks them), the collector stays off but the reset between two notebooks frees the
+    first one's reference cycles, and the runner's own names are gone before a notebook
+    starts."""
+    notebook(tmp_path / "notebooks" / "one.ipynb",
+             "import sys, weakref\nclass Node: pass\n"
+             "node = Node()\nnode.me = node\n"  # freed only by a collection
+             "sys.modules['journalbench_cycle'] = weakref.ref(node)\n"
+             "kept = [object() for _ in range(10)]\n")
     notebook(tmp_path / "notebooks" / "two.ipynb",
              "import gc, sys\nfrom pathlib import Path\n"
              "Path(results).mkdir(parents=True, exist_ok=True)\n"
              "names = [n for n in ('_gc', '_plt') if n in dir()]\n"  # PREPARE's and RESET's
              "loaded = all(m in sys.modules for m in SHARED)\n"
-             "frozen = gc.get_freeze_count() > 0 and gc.isenabled()\n"
-             "(Path(results) / 'seen').write_text(f'{frozen} {loaded} {names}')\n"
+             "frozen = gc.get_freeze_count() > 0 and not gc.isenabled()\n"
+             "freed = sys.modules.pop('journalbench_cycle')() is None\n"
+             "(Path(results) / 'seen').write_text(f'{frozen} {freed} {loaded} {names}')\n"
              .replace("SHARED", repr(notebooks.SHARED_IMPORTS)))
     assert notebooks.run("demo", tmp_path, ["one", "two"]) == 0
-    assert (tmp_path / "results" / "demo" / "seen").read_text() == "True True []"
+    assert (tmp_path / "results" / "demo" / "seen").read_text() == "True True True []"
 
 
 def test_the_kernel_writes_no_history_outside_the_repository(tmp_path: Path,
