@@ -366,6 +366,50 @@ def test_a_saved_figure_is_its_tight_png_and_the_same_file_every_time(
         assert first.read_bytes() == second.read_bytes(), first.name
 
 
+@pytest.mark.parametrize("kind", ["bars", "shares", "share_timeline", "effect_by_fsync_cost",
+                                  "effects_by_setting"])
+def test_texts_measured_once_for_every_figure_and_file_change_no_byte(
+        tmp_path: Path, fileprep: tuple[pd.DataFrame, pd.DataFrame], kind: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Laid out and saved with the texts' sizes kept across renderers (textmetrics.py), a
+    figure's PNG and PDF are the bytes matplotlib's own cache gives; its hook is matplotlib's
+    again after, and a second figure measures nothing anew."""
+    import contextlib
+
+    from matplotlib import text as mtext
+
+    from journalbench.report import plots, textmetrics
+
+    build = every_kind_of_figure(fileprep)[kind]
+    textmetrics.measured.clear()
+    shared = plots.save(build(), tmp_path / "shared", "f")
+    kept = dict(textmetrics.measured)
+    assert kept and not getattr(getattr(mtext, textmetrics.HOOK), "shared", False)
+    plots.save(build(), tmp_path / "again", "f")
+    assert textmetrics.measured == kept
+    monkeypatch.setattr(textmetrics, "shared", contextlib.nullcontext)
+    own = plots.save(build(), tmp_path / "own", "f")
+    for ours, theirs in zip(shared, own, strict=True):
+        assert ours.read_bytes() == theirs.read_bytes(), ours.name
+
+
+def test_a_text_is_measured_anew_under_other_font_settings(
+        tmp_path: Path, fileprep: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    """The settings that choose and draw a font are part of a measurement's key: the same
+    figure saved with another hinting is measured again, not read from before."""
+    import matplotlib.pyplot as plt
+
+    from journalbench.report import plots, textmetrics
+
+    build = every_kind_of_figure(fileprep)["bars"]
+    textmetrics.measured.clear()
+    plots.save(build(), tmp_path / "a", "f")
+    before = len(textmetrics.measured)
+    with plt.rc_context({"text.hinting": "no_hinting"}):
+        plots.save(build(), tmp_path / "b", "f")
+    assert len(textmetrics.measured) >= 2 * before > 0
+
+
 def test_long_labels_slant_and_a_long_host_line_wraps() -> None:
     """Tick labels that would overlap are slanted, short ones are not; the title's host line
     wraps to the figure's width instead of widening the image."""
