@@ -10,7 +10,7 @@ import pytest
 from fixtures.checks import FIXTURES, assert_names_file, truncated_copy
 
 from journalbench.formats import ParseError, percentile_of_counts
-from journalbench.formats.fio import FioResult, parse_fio, summarise
+from journalbench.formats.fio import FioResult, extract_object, parse_fio, summarise, whole_object
 
 FIO = FIXTURES / "fio"
 SEQWRITE = FIO / "seqwrite-fsync5-jsonplus.json"
@@ -37,6 +37,19 @@ def test_every_fixture_parses_and_matches_its_own_json(path: Path) -> None:
         assert job.write.io_bytes == raw["write"]["io_bytes"]
         assert job.read.bw_bytes == raw["read"]["bw_bytes"]
         assert job.runtime_ms == raw["job_runtime"]
+
+
+@pytest.mark.parametrize("path", sorted(FIO.iterdir()), ids=lambda p: p.name)
+def test_a_whole_json_file_decodes_as_json_would(path: Path) -> None:
+    """A file that is fio's JSON alone is decoded by msgspec (whole_object), others by json's
+    scan; both ways give json's own object, and a value json alone reads (NaN) goes its way."""
+    text = path.read_text()
+    start = 0 if text.startswith("{") else text.index("\n{") + 1
+    assert extract_object(text, path) == json.JSONDecoder().raw_decode(text, start)[0]
+    assert (whole_object(text) is not None) == text.startswith("{")
+    with_nan = text.replace('"latency_target" : 0', '"latency_target" : NaN', 1)
+    assert with_nan != text and whole_object(with_nan) is None
+    assert extract_object(with_nan, path)["jobs"][0]["latency_target"] != 0
 
 
 def test_jsonplus_fsync_job() -> None:
