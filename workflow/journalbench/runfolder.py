@@ -83,10 +83,15 @@ def locate(raw: Path, run: str, campaign: str | None = None,
 
 
 def sha256_file(path: Path) -> str:
+    # os.read without Python's file objects: tidy checks every run's files against their
+    # manifest (30,475 shipped files: 0.55 -> 0.40 s)
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        while block := os.read(handle, 1 << 22):
             digest.update(block)
+    finally:
+        os.close(handle)
     return digest.hexdigest()
 
 
