@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from journalbench.judge import tuples
 from journalbench.judge.claims import division, rules, scope
 from journalbench.judge.claims.checks import ALPHA, SHARE_KINDS
 from journalbench.judge.claims.preconditions import TUNED_ON
@@ -318,7 +319,7 @@ def judged_contrast(contrast: Contrast, checks: pd.DataFrame,
         per_claim["claim_p_change_holm"] = holm(per_claim["claim_p_change"])[1]
     table = table.merge(per_claim, left_on="claim", right_index=True, how="left")
     table["p_change_holm"], table["p_equivalent_holm"] = checks_in_place(table, per_claim)
-    table["outcome"] = [outcome(row, basis) for row in table.itertuples()]
+    table["outcome"] = [outcome(row, basis) for row in tuples.rows(table)]
     return table.reindex(columns=EVIDENCE_COLUMNS)
 
 
@@ -328,7 +329,7 @@ def checks_in_place(table: pd.DataFrame, per_claim: pd.DataFrame) -> tuple[list,
     outcome in a verdict: verdicts.outcomes); NaN where the contrast cannot speak for it."""
     sizes = table[table["excluded"] == ""].groupby("claim").size()
     changes, equivalents = [], []
-    for row in table.itertuples():
+    for row in tuples.rows(table):
         if row.excluded or row.claim not in per_claim.index:
             changes.append(np.nan)
             equivalents.append(np.nan)
@@ -465,7 +466,7 @@ def apply(claims: pd.DataFrame, checks: pd.DataFrame,
                 if c and not any(c.startswith(f"{rule}: ") for rule in rules.CONTRASTED)]
                for text in claims["changes"].fillna("")]
     for rule, old, new in steps:
-        for entries, was, is_ in zip(changes, old.itertuples(), new.itertuples(), strict=True):
+        for entries, was, is_ in zip(changes, tuples.rows(old), tuples.rows(new), strict=True):
             if (was.testbed, was.factors) != (is_.testbed, is_.factors):
                 entries.append(f"{rule}: {said(was)} -> {said(is_)}")
     claims["changes"] = ["; ".join(entries) for entries in changes]

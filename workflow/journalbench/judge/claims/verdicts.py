@@ -36,15 +36,14 @@ testbed differed, is judged only to list what the symmetric rule changed.)
 from __future__ import annotations
 
 import dataclasses
-from collections import namedtuple
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from journalbench.judge import stats
+from journalbench.judge import stats, tuples
 from journalbench.judge.claims import (
     agreement,
     dbruns,
@@ -481,7 +480,7 @@ def judge(rows: list[dict], flags: dict[str, str], regime: preconditions.Regime,
         if tested.any():
             out.loc[tested, f"{side}_holm"] = stats.holm(out.loc[tested, side], ALPHA)[1]
     outcomes(out, mine, active)
-    verdicts = [verdict(row, mine[row.claim], flags, active) for row in out.itertuples()]
+    verdicts = [verdict(row, mine[row.claim], flags, active) for row in tuples.rows(out)]
     out["verdict"] = [v for v, _ in verdicts]
     out["why"] = [w for _, w in verdicts]
     out["parts"] = [parts_text(mine[claim]) for claim in out["claim"]]
@@ -572,7 +571,8 @@ def rule_changes(rows: list[dict], flags: dict[str, str], regime: preconditions.
         else:
             after, checks = judge(rows, flags, regime, active,
                                   qualify=rules.SYMMETRIC in active)
-        for old, new in zip(shown_rows(before), shown_rows(after), strict=True):
+        for old, new in zip(tuples.rows(before, SHOWN), tuples.rows(after, SHOWN),
+                            strict=True):
             if rule in rules.QUALIFYING:
                 moved = (old.verdict, old.testbed, old.factors) != (
                     new.verdict, new.testbed, new.factors)
@@ -601,20 +601,6 @@ def inert(rule: str, rows: list[dict]) -> bool:
 # what rule_changes reads of a claims table's row: its claim, then what `shown` shows (a table
 # judged before the symmetric rule has no testbed nor factors)
 SHOWN = ("claim", "verdict", "testbed", "factors")
-
-
-@cache
-def shown_type(columns: tuple[str, ...]) -> type:
-    return namedtuple("Shown", columns)
-
-
-def shown_rows(claims: pd.DataFrame) -> Iterator[Any]:
-    """The values of SHOWN's columns row by row, as itertuples gives them, in a tenth of its
-    time (itertuples makes a class of every column per call: rule_changes called it 2 x 13
-    times per family judged); a column the table lacks is no attribute, as there."""
-    columns = tuple(column for column in SHOWN if column in claims)
-    return map(shown_type(columns)._make,
-               zip(*(claims[column].tolist() for column in columns), strict=True))
 
 
 def shown(row: Any, active: frozenset[str]) -> str:
