@@ -29,9 +29,10 @@ TIDY_TABLES = [
 
 # The configured campaign's runs as one input of tidy too, as an other campaign's are: every
 # planned run's MANIFEST.json is an input of this job of one output (the list of the landed
-# ones), which so waits for the last run to land. Snakemake checks every input of a job for each of its
-# outputs as the job ends (its metadata): tidy's two tables per campaign times a manifest per
-# run took half a second after tidy, a second with twice the runs; now a twentieth of that.
+# ones), which so waits for the last run to land. Snakemake checks every input of a job for
+# each of its outputs as the job ends (its metadata): tidy's two tables per campaign times a
+# manifest per run took half a second after tidy, a second with twice the runs; now a
+# twentieth of that.
 rule landed:
     input:
         manifests=RUN_MANIFESTS,

@@ -108,8 +108,9 @@ def parameters(campaign: str, root: Path, name: str | None = None) -> dict[str, 
 # with gc.freeze: %reset's collections between notebooks no longer walk the libraries'
 # objects. The garbage collector stays off in the kernel: its automatic collections walked
 # what judging and the notebooks keep and freed little (on, it took a fifth of the kernel's
-# time; frozen after the imports, still 1-2 s of its ~31 s), and %reset's gc.collect between
-# two notebooks frees what the last one left (the kernel's peak memory: 0.73 -> 0.76 GB).
+# time; frozen after the imports, still 2.3 s of its ~31 s: three alternating rounds), and
+# %reset's gc.collect between two notebooks frees what the last one left (the kernel's peak
+# memory: 0.73 -> 0.77 GB).
 SHARED_IMPORTS = ("journalbench.report.plots", "journalbench.report.views",
                   "journalbench.judge.claims")
 # Strings in Python objects (pandas' "python" storage) rather than pyarrow's: the judge's and
