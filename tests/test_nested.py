@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import signal
 import socket
@@ -50,6 +51,7 @@ pytestmark = [
     pytest.mark.skipif(not (guest_image.GUEST_DIR / guest_image.INFO).is_file(),
                        reason="no guest kernel: run `make guest`"),
 ]
+logger = logging.getLogger(__name__)
 JB = str(VENV_BIN / "journalbench")
 DURATION_S = 3
 BUFFERED_S = 8  # long enough for the flusher to start writing back (2 GiB guest)
@@ -381,7 +383,10 @@ def test_kill_9_of_the_controller_mid_run_then_teardown_leaves_nothing(
          str(tmp_path / "run")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
     assert controller.stdout is not None
+    # the controller's, recover's and teardown's output go to the nested log with their times:
+    # a slow run of this test (59 s in one suite, 229 s in the next) says what waited
     for line in controller.stdout:  # until the measured phase has begun
+        logger.info("controller: %s", line.rstrip())
         if "workloads start" in line:
             break
     else:
@@ -389,15 +394,20 @@ def test_kill_9_of_the_controller_mid_run_then_teardown_leaves_nothing(
     time.sleep(2)
     controller.send_signal(signal.SIGKILL)
     controller.wait()
+    logger.info("controller killed")
     machine = Machine(nested)
     assert machine.state() is not None, "the machine died with its controller"
     recover = subprocess.run([JB, "recover", "--host", nested["_file"]], capture_output=True,
                              text=True, timeout=300)
+    for line in (recover.stdout + recover.stderr).splitlines():
+        logger.info("recover: %s", line)
     assert recover.returncode == 0, recover.stderr
     left = inside(nested, "sh", "-c", INSIDE_RESIDUE, "jb", nested["state_dir"], nested["name"])
     assert left.strip() == "", f"residue inside the guest: {left}"
     done = subprocess.run([JB, "teardown", "--host", nested["_file"]], capture_output=True,
                           text=True, timeout=300)
+    for line in (done.stdout + done.stderr).splitlines():
+        logger.info("teardown: %s", line)
     assert done.returncode == 0, done.stderr
     assert "nothing left on this machine" in done.stdout
     assert not machine.residue()
