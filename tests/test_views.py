@@ -376,6 +376,7 @@ def test_texts_measured_once_for_every_figure_and_file_change_no_byte(
     again after, and a second figure measures nothing anew."""
     import contextlib
 
+    from matplotlib import font_manager
     from matplotlib import text as mtext
 
     from journalbench.report import plots, textmetrics
@@ -385,12 +386,46 @@ def test_texts_measured_once_for_every_figure_and_file_change_no_byte(
     shared = plots.save(build(), tmp_path / "shared", "f")
     kept = dict(textmetrics.measured)
     assert kept and not getattr(getattr(mtext, textmetrics.HOOK), "shared", False)
+    assert mtext.fontManager is font_manager.fontManager
+    assert mtext.get_font is font_manager.get_font
+    found, opened = dict(textmetrics.fonts_found), dict(textmetrics.tables)
+    assert found and opened
     plots.save(build(), tmp_path / "again", "f")
     assert textmetrics.measured == kept
+    assert (textmetrics.fonts_found, textmetrics.tables) == (found, opened)
     monkeypatch.setattr(textmetrics, "shared", contextlib.nullcontext)
     own = plots.save(build(), tmp_path / "own", "f")
     for ours, theirs in zip(shared, own, strict=True):
         assert ours.read_bytes() == theirs.read_bytes(), ours.name
+
+
+def test_texts_of_other_fonts_keep_their_own_line_metrics() -> None:
+    """A text's lines are spaced by its font's metrics, which `shared` keeps per font
+    properties: texts of other families, weights and sizes, one and three lines, take the
+    extents matplotlib's own lookup gives them, in one block."""
+    import matplotlib.pyplot as plt
+
+    from journalbench.report import textmetrics
+
+    fonts = [{"family": family, "weight": weight, "size": size}
+             for family in ("DejaVu Sans", "DejaVu Sans Mono", "STIXGeneral", "cmr10")
+             for weight in ("normal", "bold") for size in (7, 12)]
+
+    def extents() -> list[tuple[float, ...]]:
+        fig = plt.figure(dpi=130)
+        texts = [fig.text(0.1, 0.1, words, **font) for font in fonts
+                 for words in ("one line", "three\nlines\nhere")]
+        boxes = [tuple(t.get_window_extent().bounds) for t in texts]
+        plt.close(fig)
+        return boxes
+
+    own = extents()
+    for cache in (textmetrics.measured, textmetrics.fonts_found, textmetrics.tables):
+        cache.clear()
+    with textmetrics.shared():
+        ours = extents()
+    assert ours == own
+    assert len(textmetrics.fonts_found) == len(fonts)
 
 
 def test_a_text_is_measured_anew_under_other_font_settings(
