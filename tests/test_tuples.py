@@ -47,3 +47,30 @@ def test_columns_chosen_and_one_missing_is_no_attribute() -> None:
 def test_a_label_naming_two_columns_falls_back_to_pandas() -> None:
     frame = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])
     assert list(tuples.rows(frame)) == list(frame.itertuples())
+
+
+def test_the_records_are_to_dicts() -> None:
+    """Every kind of column, with NumPy's scalars, pandas' NA and dates in a column of objects,
+    and strings of both storages."""
+    frame = table().assign(
+        mixed=pd.Series([np.float64(1.5), np.int64(2), np.bool_(True)], dtype=object,
+                        index=[7, 3, 5]),
+        missing=pd.Series([pd.NA, None, np.datetime64("2026-11-30")], dtype=object,
+                          index=[7, 3, 5]),
+        arrow=pd.array(["a", None, "c"], dtype=pd.StringDtype("pyarrow")),
+        default=pd.Series(["a", None, "c"], dtype="str", index=[7, 3, 5]),
+        flag=pd.array([True, None, False], dtype="boolean"),
+        natives=pd.Series(["s", 1, 2.5], dtype=object, index=[7, 3, 5]))
+    ours, theirs = tuples.records(frame), frame.to_dict("records")
+    assert [list(row) for row in ours] == [list(row) for row in theirs]
+    for mine, pandas_own in zip(ours, theirs, strict=True):
+        for name in mine:
+            a, b = mine[name], pandas_own[name]
+            assert type(a) is type(b) and (a is b or a == b or (a != a and b != b)), (name, a, b)
+
+
+@pytest.mark.filterwarnings("ignore:DataFrame columns are not unique")
+def test_records_of_nothing_and_of_a_label_naming_two_columns() -> None:
+    assert tuples.records(table().iloc[:0]) == []
+    frame = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])
+    assert tuples.records(frame) == frame.to_dict("records")

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from journalbench.judge import tuples
 from journalbench.judge.claims import headline as closest_testbed
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES
 from journalbench.judge.claims.checks import DIFFERENCE, LEVEL, PAIRED, RATIO, SHARE, TREND
@@ -369,13 +370,13 @@ def build(judged: Tables, eligible: Eligible, outputs: Iterable[Output] = (),
     claims, checks = combined(judged)
     chosen = closest_testbed.closest(claims, checks, eligible, seconds)
     by_family: dict[tuple, list[dict]] = {}
-    for check in checks.to_dict("records"):
+    for check in tuples.records(checks):
         by_family.setdefault((*(check[k] for k in FAMILY), check["claim"]), []).append(check)
     labels = {tuple(r[k] for k in FAMILY): closest_testbed.label(r, claims)
-              for r in claims.drop_duplicates(FAMILY).to_dict("records")}
+              for r in tuples.records(claims.drop_duplicates(FAMILY))}
     main = main_testbeds(chosen, eligible)
     rows: dict[str, list[dict]] = {}
-    for record in claims.to_dict("records"):
+    for record in tuples.records(claims):
         rows.setdefault(record["claim"], []).append(record)
     found = []
     for claim, info in CLAIMS.items():

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from journalbench.judge import tuples
 from journalbench.judge.claims.catalog import CLAIMS, THESIS_CLAIMS
 from journalbench.judge.claims.checks import ALPHA, SHARE_MARGIN, STABLE_RATIO
 from journalbench.judge.claims.preconditions import DESCRIPTIONS
@@ -259,7 +260,7 @@ def runs_table(checks: pd.DataFrame, starved: pd.DataFrame) -> pd.DataFrame:
     each: what the ledger counts."""
     rows = [{**{key: check[key] for key in (*FAMILY, "claim", "part", "test")},
              "role": role, "run_id": run}
-            for check in checks.to_dict("records") for column, role in ROLES.items()
+            for check in tuples.records(checks) for column, role in ROLES.items()
             for run in ids(check[column])]
     used = pd.DataFrame(rows, columns=[*FAMILY, "claim", "part", "test", "role", "run_id"])
     flagged = starved[starved["starved"]].assign(role="starved")
@@ -408,10 +409,10 @@ def document(title: str, claims: pd.DataFrame, checks: pd.DataFrame, starved: pd
                            *left_out_blocks(left, set(claims["campaign"].astype(str)))]
     # rows grouped once: selecting them from the frames claim by claim was most of the time
     rows: dict[str, list[dict]] = {}
-    for row in claims.to_dict("records"):
+    for row in tuples.records(claims):
         rows.setdefault(row["claim"], []).append(row)
     by_family: dict[tuple, list[dict]] = {}
-    for row in checks.to_dict("records"):
+    for row in tuples.records(checks):
         by_family.setdefault((row["claim"], *(row[key] for key in FAMILY)), []).append(row)
     for claim in CLAIMS:
         blocks += claim_blocks(claim, rows.get(claim, []), by_family, figures, root)
@@ -472,7 +473,7 @@ def csv_table(claims: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
         columns={"differs": "scope_differs"}).merge(
         checks, on=keys, how="left")
     merged["unit"] = [unit_of(row) if pd.notna(row["kind"]) else ""
-                      for row in merged.to_dict("records")]
+                      for row in tuples.records(merged)]
     return merged.reindex(columns=CSV_COLUMNS)
 
 

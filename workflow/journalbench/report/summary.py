@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from journalbench.judge import tuples
 from journalbench.judge.claims import scope
 from journalbench.judge.claims.catalog import CLAIMS, HEADLINES, OURS, THESIS_CLAIMS, id_ranges
 from journalbench.judge.claims.verdicts import (
@@ -156,10 +157,10 @@ def families(claims: pd.DataFrame, checks: pd.DataFrame,
     ledger's order."""
     outputs = list(outputs)
     by_claim: dict[tuple, list[dict]] = {}
-    for check in checks.to_dict("records"):
+    for check in tuples.records(checks):
         by_claim.setdefault((*(check[k] for k in FAMILY), check["claim"]), []).append(check)
     found: dict[tuple, tuple[dict[str, Any], list[Row]]] = {}
-    for claim in claims.to_dict("records"):
+    for claim in tuples.records(claims):
         key = tuple(claim[k] for k in FAMILY)
         labels, rows = found.setdefault(key, ({k: claim[k] for k in FAMILY}, []))
         rows.append(claim_row(claim, by_claim.get((*key, claim["claim"]), []), outputs))

@@ -257,9 +257,9 @@ def compared(contrast: Contrast, checks: pd.DataFrame,
     sides = {side: measured[np.logical_and.reduce(
         [measured[k] == v for k, v in zip(FAMILY, family, strict=True)])]
         for side, family in (("a", contrast.first), ("b", contrast.other))}
-    other = {(r["claim"], r["test"]): basis.row(r) for r in sides["b"].to_dict("records")}
+    other = {(r["claim"], r["test"]): basis.row(r) for r in tuples.records(sides["b"])}
     rows = []
-    for first in map(basis.row, sides["a"].to_dict("records")):
+    for first in map(basis.row, tuples.records(sides["a"])):
         second = other.get((first["claim"], first["test"]))
         if second is None:
             continue
@@ -429,7 +429,7 @@ def apply(claims: pd.DataFrame, checks: pd.DataFrame,
     claims = claims.copy()
     keys_of = [*FAMILY, "claim"]
     grouped: dict[tuple, list[dict]] = {}
-    for row in checks.to_dict("records"):
+    for row in tuples.records(checks):
         grouped.setdefault(tuple(row[k] for k in keys_of), []).append(row)
     states = {"now": ALL_RULES, rules.MEASURED: ALL_RULES - {rules.MEASURED},
               rules.CONTRAST_WELCH: ALL_RULES - {rules.CONTRAST_WELCH},

@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from journalbench.judge import tuples
 from journalbench.judge.claims.catalog import CLAIMS
 from journalbench.judge.claims.verdicts import (
     ALL_RULES,
@@ -132,13 +133,13 @@ def candidates(claims: pd.DataFrame, checks: pd.DataFrame, eligible: Eligible,
     """Per claim, the testbeds (families of offering campaigns) with a run of it, under the
     rules `active` (the factors a check's testbed differs in)."""
     by_family: dict[tuple, list[dict]] = {}
-    for check in checks.to_dict("records"):
+    for check in tuples.records(checks):
         by_family.setdefault((*(check[k] for k in FAMILY), check["claim"]), []).append(check)
     found: dict[str, list[Candidate]] = {claim: [] for claim in CLAIMS}
     offers = {c: eligible(c) for c in claims["campaign"].unique()}
     labels: dict[tuple, str] = {}  # a family's label, made once for its claims (FAMILY holds
     # every field `label` reads)
-    for row in claims.to_dict("records"):
+    for row in tuples.records(claims):
         offer = offers[row["campaign"]]
         if offer != "all" and row["claim"] not in offer:
             continue
