@@ -130,6 +130,37 @@ def test_counters_without_the_fsync_counter(tmp_path):
     assert "Innodb_data_fsyncs" in assert_names_file(error, path)
 
 
+@pytest.mark.parametrize("line, why", [
+    ("before status \t ", "a status line without a name"),
+    ("clk_tck", "unexpected line"),
+    ("after", "unexpected line"),
+])
+def test_a_malformed_counters_line_is_named(tmp_path, line, why):
+    """A status line without a name, or a line of neither phase nor a client's figure, is a
+    ParseError naming the file and the line (before: a ValueError or an IndexError)."""
+    lines = COUNTERS.read_text().splitlines()
+    lines.insert(5, line)
+    path = tmp_path / "mariadb-victim-counters.txt"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ParseError) as error:
+        parse_counters(path)
+    assert why in assert_names_file(error, path, 6)
+
+
+def test_a_status_line_keeps_its_value_as_written(tmp_path):
+    """SHOW GLOBAL STATUS's name, whitespace, value: the value stripped, none kept as ""; a
+    name given twice keeps its last value."""
+    lines = COUNTERS.read_text().splitlines()
+    lines[5:5] = ["before status Spaced_value \t  a b  ", "before status Valueless",
+                  "before status Twice 1", "before status Twice 2"]
+    path = tmp_path / "mariadb-victim-counters.txt"
+    path.write_text("\n".join(lines) + "\n")
+    status = parse_counters(path).before.status
+    assert (status["Spaced_value"], status["Valueless"], status["Twice"]) == ("a b", "", "2")
+    assert status["Innodb_data_fsyncs"] == parse_counters(COUNTERS).before.status[
+        "Innodb_data_fsyncs"]
+
+
 def test_facts_missing_a_field(tmp_path):
     facts = json.loads(FACTS.read_text())
     del facts["client_location"]

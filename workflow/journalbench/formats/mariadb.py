@@ -121,7 +121,8 @@ class Counters:
         return self.client_cpu_s / self.client_real_s
 
 
-def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]]) -> Snapshot:
+def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]],
+             status: dict[str, str]) -> Snapshot:
     def one(kind: str) -> tuple[int, str]:
         found = lines.get(f"{phase} {kind}", [])
         if len(found) != 1:
@@ -139,10 +140,6 @@ def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]]) ->
         ticks = int(fields[11]) + int(fields[12])
     except (IndexError, ValueError):
         raise problem(path, "'server_stat' is not a /proc/PID/stat line", number) from None
-    status = {}
-    for _number, text in lines.get(f"{phase} status", []):
-        name, *value = text.split(None, 1)  # SHOW GLOBAL STATUS: name TAB value
-        status[name] = value[0].strip() if value else ""
     if not status:
         raise problem(path, f"no '{phase} status' lines (SHOW GLOBAL STATUS failed?)")
     uptime = None
@@ -157,6 +154,18 @@ def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]]) ->
     return Snapshot(clock_s, ticks, status, uptime)
 
 
+def other(path: Path, number: int, line: str, lines: dict[str, list[tuple[int, str]]]) -> None:
+    """A line other than a status line, kept under its phase and kind ("before clock") or its
+    name (clk_tck, client_cpu); ParseError if it is none of them."""
+    words = line.split(" ", 2)
+    if words[0] in PHASES and len(words) == 3:
+        lines.setdefault(f"{words[0]} {words[1]}", []).append((number, words[2]))
+    elif words[0] in ("clk_tck", "client_cpu") and len(words) > 1:
+        lines.setdefault(words[0], []).append((number, line.split(" ", 1)[1]))
+    else:
+        raise problem(path, "unexpected line", number)
+
+
 def parse_counters(path: Path | str) -> Counters:
     """A complete counters file; ParseError naming the file if truncated or malformed."""
     path = Path(path)
@@ -167,21 +176,26 @@ def parse_counters(path: Path | str) -> Counters:
         raise problem(path, "truncated: no 'end' footer (the measured phase did not finish)",
                       len(text))
     lines: dict[str, list[tuple[int, str]]] = {}
+    # the status lines (all but a few) go to their phase's SHOW GLOBAL STATUS at once: name,
+    # whitespace, value
+    status: dict[str, dict[str, str]] = {phase: {} for phase in PHASES}
     for number, line in enumerate(text[1:-1], start=2):
         words = line.split(" ", 2)
-        if words[0] in PHASES and len(words) == 3:
-            lines.setdefault(f"{words[0]} {words[1]}", []).append((number, words[2]))
-        elif words[0] in ("clk_tck", "client_cpu"):
-            lines.setdefault(words[0], []).append((number, line.split(" ", 1)[1]))
+        if len(words) == 3 and words[1] == "status" and words[0] in PHASES:
+            pair = words[2].split(None, 1)
+            if not pair:
+                raise problem(path, "a status line without a name", number)
+            status[words[0]][pair[0]] = pair[1].strip() if len(pair) == 2 else ""
         else:
-            raise problem(path, "unexpected line", number)
+            other(path, number, line, lines)
     try:
+
         clk_tck = int(lines["clk_tck"][0][1])
         real, user, system = (float(v) for v in lines["client_cpu"][0][1].split())
     except (KeyError, ValueError):
         raise problem(path, "no valid 'clk_tck' or 'client_cpu REAL USER SYS' line") from None
-    counters = Counters(str(path), clk_tck, snapshot(path, "before", lines),
-                        snapshot(path, "after", lines), real, user + system)
+    counters = Counters(str(path), clk_tck, snapshot(path, "before", lines, status["before"]),
+                        snapshot(path, "after", lines, status["after"]), real, user + system)
     if counters.elapsed_s <= 0 or real <= 0:
         raise problem(path, "measured phase of zero length")
     if (counters.before.uptime_s is None) != (counters.after.uptime_s is None):
