@@ -34,8 +34,8 @@ KEPT = 50_000  # measurements (a few hundred bytes each); all dropped when there
 Size = tuple[float, float, float]
 measured: dict[tuple, Size] = {}
 # each state of the settings met, numbered: a measurement's key holds the number, as hashing the
-# settings themselves (a tuple of 41 pairs, hashed again on every lookup) took a fifth of the
-# lookups' time
+# settings themselves (a tuple of 41 pairs, hashed again on every lookup) took a sixth of the
+# lookups' time (py-spy, the notebooks' kernel)
 states: dict[tuple, int] = {}
 
 
