@@ -83,7 +83,7 @@ def shared() -> Iterator[None]:
 
 # A text's layout (Text._get_layout) also reads its font's line metrics on every call: it finds
 # the font's files (`fontManager._find_fonts_by_props`), opens them (`get_font`) and copies
-# three of the font's tables (`get_sfnt_table`), a third of the layout's time. Within `shared`
+# three of the font's tables (`get_sfnt_table`), nearly half the layout's time. Within `shared`
 # these two names of matplotlib.text, used there and nowhere else, keep what they found: the
 # files per font properties and settings, the tables per font.
 fonts_found: dict[tuple, Any] = {}
