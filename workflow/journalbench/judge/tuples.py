@@ -9,10 +9,11 @@ itertuples names them), making the class once per set of columns.
 
 to_dict("records") passes every value of a column of objects, strings or other extension types
 through a function that turns NumPy's scalars into Python's, a few microseconds each: the
-ledgers, the report and the headline's choice of testbed walk the checks table (a few
-thousand rows of 50 columns) that way a dozen times, 1.5 s of the analysis. `records` gives the
-same dicts, and leaves out that function where a value is already Python's (str, float, int,
-bool, None), which it returns unchanged.
+ledgers, the report and the headline's choice of testbed walk the checks tables (a few
+thousand rows of 50 columns) that way again and again, 5% of the notebooks' kernel (py-spy).
+`records` gives the same dicts, and leaves out that function where a value is already
+Python's (str, float, int, bool, None), which it returns unchanged: the notebooks job took
+1 s less (6 alternating rounds, 27.6 -> 26.55 s).
 """
 
 from __future__ import annotations
