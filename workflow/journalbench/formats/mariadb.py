@@ -154,18 +154,6 @@ def snapshot(path: Path, phase: str, lines: dict[str, list[tuple[int, str]]],
     return Snapshot(clock_s, ticks, status, uptime)
 
 
-def other(path: Path, number: int, line: str, lines: dict[str, list[tuple[int, str]]]) -> None:
-    """A line other than a status line, kept under its phase and kind ("before clock") or its
-    name (clk_tck, client_cpu); ParseError if it is none of them."""
-    words = line.split(" ", 2)
-    if words[0] in PHASES and len(words) == 3:
-        lines.setdefault(f"{words[0]} {words[1]}", []).append((number, words[2]))
-    elif words[0] in ("clk_tck", "client_cpu") and len(words) > 1:
-        lines.setdefault(words[0], []).append((number, line.split(" ", 1)[1]))
-    else:
-        raise problem(path, "unexpected line", number)
-
-
 def parse_counters(path: Path | str) -> Counters:
     """A complete counters file; ParseError naming the file if truncated or malformed."""
     path = Path(path)
@@ -181,15 +169,19 @@ def parse_counters(path: Path | str) -> Counters:
     status: dict[str, dict[str, str]] = {phase: {} for phase in PHASES}
     for number, line in enumerate(text[1:-1], start=2):
         words = line.split(" ", 2)
-        if len(words) == 3 and words[1] == "status" and words[0] in PHASES:
-            pair = words[2].split(None, 1)
-            if not pair:
-                raise problem(path, "a status line without a name", number)
-            status[words[0]][pair[0]] = pair[1].strip() if len(pair) == 2 else ""
+        if words[0] in PHASES and len(words) == 3:
+            if words[1] == "status":
+                pair = words[2].split(None, 1)
+                if not pair:
+                    raise problem(path, "a status line without a name", number)
+                status[words[0]][pair[0]] = pair[1].strip() if len(pair) == 2 else ""
+            else:
+                lines.setdefault(f"{words[0]} {words[1]}", []).append((number, words[2]))
+        elif words[0] in ("clk_tck", "client_cpu") and len(words) > 1:
+            lines.setdefault(words[0], []).append((number, line.split(" ", 1)[1]))
         else:
-            other(path, number, line, lines)
+            raise problem(path, "unexpected line", number)
     try:
-
         clk_tck = int(lines["clk_tck"][0][1])
         real, user, system = (float(v) for v in lines["client_cpu"][0][1].split())
     except (KeyError, ValueError):
