@@ -24,6 +24,8 @@ from functools import cache
 from typing import Any
 
 import pandas as pd
+from pandas.api.extensions import ExtensionDtype
+from pandas.core.dtypes.cast import maybe_box_native  # to_dict("records")'s own
 
 NATIVE = frozenset({str, float, int, bool, type(None)})  # what maybe_box_native returns as is
 
@@ -56,9 +58,6 @@ def values_of(column: pd.Series | pd.Index) -> list[Any]:
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """frame.to_dict("records")."""
-    from pandas.api.extensions import ExtensionDtype
-    from pandas.core.dtypes.cast import maybe_box_native  # to_dict's own
-
     if not frame.columns.is_unique:  # a label names several columns: pandas' own
         return frame.to_dict("records")
     names = list(frame.columns)

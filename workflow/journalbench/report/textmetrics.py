@@ -46,6 +46,11 @@ def settings() -> int:
     return states.setdefault(now, len(states))
 
 
+def font_key(prop: Any) -> tuple:
+    """Font properties as a key: their values, as their own hash and equality take them."""
+    return tuple(vars(prop).values())
+
+
 @contextlib.contextmanager
 def shared() -> Iterator[None]:
     """Within the block, every renderer's text measurements come from `measured` (made there
@@ -61,9 +66,8 @@ def shared() -> Iterator[None]:
         tables.clear()
 
     def metrics(renderer: Any, text: str, fontprop: Any, ismath: Any, dpi: float) -> Size:
-        # the font properties' values, as their own hash and equality take them
         key = (now, type(renderer), getattr(renderer, "dpi", None), dpi, text,
-               tuple(vars(fontprop).values()), ismath)
+               font_key(fontprop), ismath)
         found = measured.get(key)
         if found is None:
             found = measured[key] = renderer.get_text_width_height_descent(text, fontprop,
@@ -98,7 +102,7 @@ class Fonts:
         self.now, self.manager = now, manager
 
     def _find_fonts_by_props(self, prop: Any) -> Any:
-        key = (self.now, len(self.manager.ttflist), tuple(vars(prop).values()))
+        key = (self.now, len(self.manager.ttflist), font_key(prop))
         if key not in fonts_found:
             fonts_found[key] = self.manager._find_fonts_by_props(prop)
         return fonts_found[key]
